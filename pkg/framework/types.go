@@ -1,0 +1,60 @@
+package framework
+
+import (
+	"context"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/usage-descheduler/descheduler/pkg/snapshot"
+)
+
+// ExtensionPoint names a place in a profile where plugins are enabled.
+type ExtensionPoint string
+
+// The extension points of a v1alpha2 profile.
+const (
+	Deschedule        ExtensionPoint = "Deschedule"
+	Balance           ExtensionPoint = "Balance"
+	Filter            ExtensionPoint = "Filter"
+	PreEvictionFilter ExtensionPoint = "PreEvictionFilter"
+	Sort              ExtensionPoint = "Sort"
+	PreSort           ExtensionPoint = "PreSort"
+)
+
+// Candidate is one eviction a strategy proposes. The cycle adds the strategy
+// and profile names when it executes the candidate.
+type Candidate struct {
+	// Pod is the pod to evict, as found in the snapshot.
+	Pod *v1.Pod
+	// Node is the name of the node the pod runs on.
+	Node string
+	// Reason is a short sentence with the numbers that decided the eviction,
+	// e.g. "node n1 cpu 80% > target 50%".
+	Reason string
+}
+
+// Evictor is the read-only view of the evictor a strategy consults while it
+// plans. It does not change during one Plan call.
+type Evictor interface {
+	// Filter reports whether the pod passes the Filter extension point
+	// (the DefaultEvictor's rules) and has not already failed to be evicted
+	// in this cycle.
+	Filter(pod *v1.Pod) bool
+	// PreEvictionFilter reports whether the pod passes the PreEvictionFilter
+	// extension point (nodeFit when enabled).
+	PreEvictionFilter(pod *v1.Pod) bool
+	// Budget returns a private copy of the cycle's remaining eviction limits;
+	// a strategy may Take from it freely while planning.
+	Budget() *Budget
+}
+
+// Strategy is a descheduling plugin. Plan must be a pure function of its
+// arguments, the snapshot and the evictor view: no clients, no clocks (use
+// snap.Now), no I/O.
+type Strategy interface {
+	// Name returns the plugin name, e.g. "LowNodeUtilization".
+	Name() string
+	// Plan returns the evictions the strategy proposes, in the order they
+	// should be attempted.
+	Plan(ctx context.Context, snap *snapshot.Snapshot, ev Evictor) ([]Candidate, error)
+}

@@ -1,0 +1,240 @@
+package snapshot
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/usage-descheduler/descheduler/pkg/resources"
+)
+
+// Options control which nodes a snapshot considers and its clock.
+type Options struct {
+	// Now is the cycle's clock.
+	Now time.Time
+	// NodeSelector restricts the considered nodes; nil selects all.
+	NodeSelector labels.Selector
+}
+
+// Snapshot is the immutable view of the cluster for one cycle.
+type Snapshot struct {
+	// Now is the cycle's clock; strategies use it instead of time.Now.
+	Now time.Time
+
+	nodes           []*NodeInfo
+	byName          map[string]*NodeInfo
+	excluded        []ExcludedNode
+	pending         []*v1.Pod
+	pdbs            []*policyv1.PodDisruptionBudget
+	priorityClasses map[string]*schedulingv1.PriorityClass
+	namespaces      map[string]*v1.Namespace
+	nodeUsage       map[string]Series
+	podUsage        map[types.NamespacedName]Series
+}
+
+// New builds a snapshot. Only Ready nodes that match opts.NodeSelector are
+// considered; pods bound to other nodes are left out, unbound pods are kept
+// as pending. Usage series are sorted by time.
+func New(objs Objects, opts Options) (*Snapshot, error) {
+	s := &Snapshot{
+		Now:             opts.Now,
+		byName:          make(map[string]*NodeInfo, len(objs.Nodes)),
+		pdbs:            objs.PDBs,
+		priorityClasses: make(map[string]*schedulingv1.PriorityClass, len(objs.PriorityClasses)),
+		namespaces:      make(map[string]*v1.Namespace, len(objs.Namespaces)),
+		nodeUsage:       sortedSeries(objs.NodeMetrics),
+		podUsage:        sortedSeries(objs.PodMetrics),
+	}
+	for _, n := range objs.Nodes {
+		if _, dup := s.byName[n.Name]; dup {
+			return nil, fmt.Errorf("node %q appears twice", n.Name)
+		}
+		if reason := exclusionReason(n, opts.NodeSelector); reason != "" {
+			s.excluded = append(s.excluded, ExcludedNode{Name: n.Name, Reason: reason})
+			continue
+		}
+		ni := &NodeInfo{Node: n, Allocatable: resources.FromResourceList(n.Status.Allocatable)}
+		s.byName[n.Name] = ni
+		s.nodes = append(s.nodes, ni)
+	}
+	sort.Slice(s.nodes, func(i, j int) bool { return s.nodes[i].Name() < s.nodes[j].Name() })
+	if err := s.addPods(objs.Pods); err != nil {
+		return nil, err
+	}
+	for _, pc := range objs.PriorityClasses {
+		s.priorityClasses[pc.Name] = pc
+	}
+	for _, ns := range objs.Namespaces {
+		s.namespaces[ns.Name] = ns
+	}
+	return s, nil
+}
+
+func (s *Snapshot) addPods(pods []*v1.Pod) error {
+	seen := make(map[types.NamespacedName]struct{}, len(pods))
+	for _, p := range pods {
+		key := types.NamespacedName{Namespace: p.Namespace, Name: p.Name}
+		if _, dup := seen[key]; dup {
+			return fmt.Errorf("pod %s appears twice", key)
+		}
+		seen[key] = struct{}{}
+		if p.Spec.NodeName == "" {
+			s.pending = append(s.pending, p)
+			continue
+		}
+		ni, ok := s.byName[p.Spec.NodeName]
+		if !ok {
+			continue
+		}
+		pi := &PodInfo{Pod: p, Requests: resources.PodRequests(p)}
+		ni.Pods = append(ni.Pods, pi)
+		if !IsTerminal(p) {
+			ni.Requested.Add(pi.Requests)
+		}
+	}
+	for _, ni := range s.nodes {
+		sort.Slice(ni.Pods, func(i, j int) bool { return podLess(ni.Pods[i].Pod, ni.Pods[j].Pod) })
+	}
+	return nil
+}
+
+func podLess(a, b *v1.Pod) bool {
+	if a.Namespace != b.Namespace {
+		return a.Namespace < b.Namespace
+	}
+	return a.Name < b.Name
+}
+
+func exclusionReason(n *v1.Node, sel labels.Selector) string {
+	if sel != nil && !sel.Matches(labels.Set(n.Labels)) {
+		return "does not match the policy nodeSelector"
+	}
+	if !IsReady(n) {
+		return "not Ready"
+	}
+	return ""
+}
+
+// IsReady reports whether the node's Ready condition is True.
+func IsReady(n *v1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == v1.NodeReady {
+			return c.Status == v1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// IsTerminal reports whether the pod has finished (Succeeded or Failed).
+func IsTerminal(p *v1.Pod) bool {
+	return p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed
+}
+
+func sortedSeries[K comparable](in map[K]Series) map[K]Series {
+	out := make(map[K]Series, len(in))
+	for k, s := range in {
+		c := slices.Clone(s)
+		sort.SliceStable(c, func(i, j int) bool { return c[i].Time.Before(c[j].Time) })
+		out[k] = c
+	}
+	return out
+}
+
+// Nodes returns the considered nodes sorted by name.
+func (s *Snapshot) Nodes() []*NodeInfo { return s.nodes }
+
+// Node returns a considered node by name.
+func (s *Snapshot) Node(name string) (*NodeInfo, bool) {
+	n, ok := s.byName[name]
+	return n, ok
+}
+
+// Excluded returns the nodes that are not considered, with reasons.
+func (s *Snapshot) Excluded() []ExcludedNode { return s.excluded }
+
+// PendingPods returns pods not bound to any node.
+func (s *Snapshot) PendingPods() []*v1.Pod { return s.pending }
+
+// PDBs returns the PodDisruptionBudgets.
+func (s *Snapshot) PDBs() []*policyv1.PodDisruptionBudget { return s.pdbs }
+
+// PriorityClass returns a PriorityClass by name.
+func (s *Snapshot) PriorityClass(name string) (*schedulingv1.PriorityClass, bool) {
+	pc, ok := s.priorityClasses[name]
+	return pc, ok
+}
+
+// Namespace returns a Namespace by name.
+func (s *Snapshot) Namespace(name string) (*v1.Namespace, bool) {
+	ns, ok := s.namespaces[name]
+	return ns, ok
+}
+
+// NodeSamples returns the usage samples of a node, oldest first.
+func (s *Snapshot) NodeSamples(node string) Series { return s.nodeUsage[node] }
+
+// PodSamples returns the usage samples of a pod, oldest first.
+func (s *Snapshot) PodSamples(namespace, name string) Series {
+	return s.podUsage[types.NamespacedName{Namespace: namespace, Name: name}]
+}
+
+// WithoutPods returns a snapshot in which the given pods are gone from their
+// nodes (their requests no longer count). Untouched nodes are shared; s is
+// not modified.
+func (s *Snapshot) WithoutPods(pods ...*v1.Pod) *Snapshot {
+	if len(pods) == 0 {
+		return s
+	}
+	drop := make(map[string]map[types.NamespacedName]struct{})
+	for _, p := range pods {
+		if drop[p.Spec.NodeName] == nil {
+			drop[p.Spec.NodeName] = map[types.NamespacedName]struct{}{}
+		}
+		drop[p.Spec.NodeName][types.NamespacedName{Namespace: p.Namespace, Name: p.Name}] = struct{}{}
+	}
+	c := *s
+	c.nodes = make([]*NodeInfo, len(s.nodes))
+	c.byName = make(map[string]*NodeInfo, len(s.byName))
+	for i, ni := range s.nodes {
+		if keys, ok := drop[ni.Name()]; ok {
+			ni = ni.without(keys)
+		}
+		c.nodes[i] = ni
+		c.byName[ni.Name()] = ni
+	}
+	return &c
+}
+
+func (n *NodeInfo) without(keys map[types.NamespacedName]struct{}) *NodeInfo {
+	c := &NodeInfo{Node: n.Node, Allocatable: n.Allocatable, Requested: n.Requested.Clone(),
+		Pods: make([]*PodInfo, 0, len(n.Pods))}
+	for _, pi := range n.Pods {
+		if _, gone := keys[types.NamespacedName{Namespace: pi.Pod.Namespace, Name: pi.Pod.Name}]; gone {
+			if !IsTerminal(pi.Pod) {
+				c.Requested.Sub(pi.Requests)
+			}
+			continue
+		}
+		c.Pods = append(c.Pods, pi)
+	}
+	return c
+}
+
+// String summarises the snapshot for logs.
+func (s *Snapshot) String() string {
+	var b strings.Builder
+	pods := 0
+	for _, n := range s.nodes {
+		pods += len(n.Pods)
+	}
+	fmt.Fprintf(&b, "%d nodes (%d excluded), %d pods, %d pending", len(s.nodes), len(s.excluded), pods, len(s.pending))
+	return b.String()
+}

@@ -1,0 +1,72 @@
+package snapshot
+
+import (
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/usage-descheduler/descheduler/pkg/resources"
+)
+
+// PodInfo is a pod with its effective requests computed once.
+type PodInfo struct {
+	// Pod is the API object. It must not be modified.
+	Pod *v1.Pod
+	// Requests are the pod's effective requests (resources.PodRequests).
+	Requests resources.List
+}
+
+// NodeInfo is one considered node and the pods bound to it.
+type NodeInfo struct {
+	// Node is the API object. It must not be modified.
+	Node *v1.Node
+	// Allocatable is the node's allocatable resources.
+	Allocatable resources.List
+	// Requested sums the requests of the node's non-terminal pods
+	// (phase neither Succeeded nor Failed); Requested.Pods counts them.
+	Requested resources.List
+	// Pods are every pod bound to the node, terminal ones included, sorted
+	// by namespace and name.
+	Pods []*PodInfo
+}
+
+// Name returns the node name.
+func (n *NodeInfo) Name() string { return n.Node.Name }
+
+// Unschedulable reports whether the node is cordoned.
+func (n *NodeInfo) Unschedulable() bool { return n.Node.Spec.Unschedulable }
+
+// Sample is one usage measurement.
+type Sample struct {
+	// Time is when the measurement was taken (the metric's own timestamp).
+	Time time.Time
+	// MilliCPU is CPU usage in millicores.
+	MilliCPU int64
+	// Memory is memory usage in bytes.
+	Memory int64
+}
+
+// Series is a time-ordered list of samples (oldest first).
+type Series []Sample
+
+// Objects are the raw inputs of a snapshot, from informers or files.
+type Objects struct {
+	Nodes           []*v1.Node
+	Pods            []*v1.Pod
+	PDBs            []*policyv1.PodDisruptionBudget
+	PriorityClasses []*schedulingv1.PriorityClass
+	Namespaces      []*v1.Namespace
+	// NodeMetrics are usage samples per node name.
+	NodeMetrics map[string]Series
+	// PodMetrics are usage samples per pod.
+	PodMetrics map[types.NamespacedName]Series
+}
+
+// ExcludedNode is a node that is not considered in this cycle, with why.
+type ExcludedNode struct {
+	Name   string
+	Reason string
+}

@@ -27,11 +27,11 @@ type DeschedulerPolicy struct {
 	// NodeSelector restricts the nodes considered (a label selector string).
 	NodeSelector *string `json:"nodeSelector,omitempty"`
 	// MaxNoOfPodsToEvictPerNode caps evictions per node in one cycle, over all strategies.
-	MaxNoOfPodsToEvictPerNode *uint `json:"maxNoOfPodsToEvictPerNode,omitempty"`
+	MaxNoOfPodsToEvictPerNode *int `json:"maxNoOfPodsToEvictPerNode,omitempty"`
 	// MaxNoOfPodsToEvictPerNamespace caps evictions per namespace in one cycle.
-	MaxNoOfPodsToEvictPerNamespace *uint `json:"maxNoOfPodsToEvictPerNamespace,omitempty"`
+	MaxNoOfPodsToEvictPerNamespace *int `json:"maxNoOfPodsToEvictPerNamespace,omitempty"`
 	// MaxNoOfPodsToEvictTotal caps evictions in one cycle.
-	MaxNoOfPodsToEvictTotal *uint `json:"maxNoOfPodsToEvictTotal,omitempty"`
+	MaxNoOfPodsToEvictTotal *int `json:"maxNoOfPodsToEvictTotal,omitempty"`
 	// EvictionFailureEventNotification emits an Event when an eviction fails.
 	EvictionFailureEventNotification *bool `json:"evictionFailureEventNotification,omitempty"`
 	// MetricsProviders configure where usage comes from.

@@ -58,3 +58,18 @@ type Strategy interface {
 	// should be attempted.
 	Plan(ctx context.Context, snap *snapshot.Snapshot, ev Evictor) ([]Candidate, error)
 }
+
+// Node classes reported by Classifier.
+const (
+	ClassOverutilized  = "overutilized"
+	ClassUnderutilized = "underutilized"
+	ClassAppropriate   = "appropriate"
+)
+
+// Classifier is implemented by strategies that sort nodes into classes
+// (the utilization strategies). It is used for reporting only; like Plan it
+// must be pure.
+type Classifier interface {
+	// Classify returns a class per considered node name.
+	Classify(ctx context.Context, snap *snapshot.Snapshot) map[string]string
+}

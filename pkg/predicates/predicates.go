@@ -45,22 +45,38 @@ func Free(ni *snapshot.NodeInfo) resources.List {
 	return free
 }
 
-// FitsRequests reports whether requests fit the node's free resources.
+// FitsRequests reports whether requests fit the node's free resources
+// (resources.Fits(req, Free(ni))) without allocating: it runs once per
+// (pod, node) pair in nodeFit and placement loops.
 func FitsRequests(req resources.List, ni *snapshot.NodeInfo) bool {
-	return resources.Fits(req, Free(ni))
+	a, r := &ni.Allocatable, &ni.Requested
+	if !fitsOne(req.MilliCPU, a.MilliCPU-r.MilliCPU) || !fitsOne(req.Memory, a.Memory-r.Memory) ||
+		!fitsOne(req.Pods, a.Pods-r.Pods) {
+		return false
+	}
+	for k, v := range req.Scalar {
+		if !fitsOne(v, a.Scalar[k]-r.Scalar[k]) {
+			return false
+		}
+	}
+	return true
 }
+
+// fitsOne mirrors resources.Fits for one resource: nothing asked always fits.
+func fitsOne(req, free int64) bool { return req <= 0 || req <= free }
 
 // AntiAffinityConflict reports whether placing pod on ni would violate a
 // required pod anti-affinity term, in either direction, with a pod already
 // on that node. Only co-location on the node itself is checked, which is
 // exact for topologyKey kubernetes.io/hostname and a lower bound for wider
-// topology domains.
+// topology domains. As in kube-scheduler, a term whose topologyKey the node
+// does not carry as a label cannot be violated there.
 func AntiAffinityConflict(pod *v1.Pod, ni *snapshot.NodeInfo) bool {
 	for _, other := range ni.Pods {
 		if snapshot.IsTerminal(other.Pod) || other.Pod.UID == pod.UID {
 			continue
 		}
-		if violatesAntiAffinity(pod, other.Pod) || violatesAntiAffinity(other.Pod, pod) {
+		if violatesAntiAffinity(pod, other.Pod, ni.Node) || violatesAntiAffinity(other.Pod, pod, ni.Node) {
 			return true
 		}
 	}
@@ -68,14 +84,18 @@ func AntiAffinityConflict(pod *v1.Pod, ni *snapshot.NodeInfo) bool {
 }
 
 // violatesAntiAffinity reports whether owner's required anti-affinity terms
-// select target.
-func violatesAntiAffinity(owner, target *v1.Pod) bool {
+// select target when both run on node.
+func violatesAntiAffinity(owner, target *v1.Pod, node *v1.Node) bool {
 	a := owner.Spec.Affinity
 	if a == nil || a.PodAntiAffinity == nil {
 		return false
 	}
 	for i := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
-		if TermSelects(&a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[i], owner, target) {
+		term := &a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[i]
+		if _, ok := node.Labels[term.TopologyKey]; !ok {
+			continue
+		}
+		if TermSelects(term, owner, target) {
 			return true
 		}
 	}

@@ -1,0 +1,141 @@
+package evictor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
+)
+
+// Eviction is one eviction to carry out, with where it came from.
+type Eviction struct {
+	// Pod is the pod to evict.
+	Pod *v1.Pod
+	// Node is the node the pod runs on.
+	Node string
+	// Strategy is the plugin that proposed the eviction.
+	Strategy string
+	// Profile is the profile the plugin runs in.
+	Profile string
+	// Reason is the plugin's short sentence with the deciding numbers.
+	Reason string
+}
+
+// Result is the outcome of one eviction. The values are bounded and may
+// be used as metric labels.
+type Result string
+
+// The eviction outcomes.
+const (
+	// ResultSuccess: the API server accepted the eviction (or the pod was
+	// already gone, see LiveExecutor).
+	ResultSuccess Result = "success"
+	// ResultBlockedByPDB: the API server answered 429, a
+	// PodDisruptionBudget forbids the disruption now. Not retried in the
+	// cycle.
+	ResultBlockedByPDB Result = "blocked_by_pdb"
+	// ResultError: any other failure, returned as the error.
+	ResultError Result = "error"
+	// ResultDryRun: recorded only, no API call was made.
+	ResultDryRun Result = "dry_run"
+)
+
+// Executor carries out evictions.
+type Executor interface {
+	// Evict evicts one pod. The error is non-nil exactly when the result
+	// is ResultError.
+	Evict(ctx context.Context, ev Eviction) (Result, error)
+}
+
+// DefaultEvictionTimeout bounds one eviction call when no timeout is given.
+const DefaultEvictionTimeout = 10 * time.Second
+
+// LiveExecutor evicts through the policy/v1 Eviction subresource.
+type LiveExecutor struct {
+	client      kubernetes.Interface
+	gracePeriod *int64
+	timeout     time.Duration
+}
+
+var _ Executor = &LiveExecutor{}
+
+// NewLiveExecutor returns an executor that POSTs policy/v1 Evictions with
+// gracePeriodSeconds (nil: the pod's own). Each call is bounded by timeout
+// (<= 0: DefaultEvictionTimeout), so client-go's silent Retry-After
+// retries (a PDB whose status was never computed answers 429 with
+// Retry-After: 10, about 10 times) can never stall a cycle.
+func NewLiveExecutor(client kubernetes.Interface, gracePeriodSeconds *int64, timeout time.Duration) *LiveExecutor {
+	if timeout <= 0 {
+		timeout = DefaultEvictionTimeout
+	}
+	return &LiveExecutor{client: client, gracePeriod: gracePeriodSeconds, timeout: timeout}
+}
+
+// Evict evicts ev.Pod. Outcomes:
+//   - 201: ResultSuccess;
+//   - 429 (PodDisruptionBudget): ResultBlockedByPDB with a nil error;
+//   - 404 NotFound: ResultSuccess, the pod is already gone, which is what
+//     the eviction was for (later strategies must not plan on it; counting
+//     it against the limits errs on the side of fewer disruptions);
+//   - anything else, including the deadline: ResultError with the error
+//     wrapped with the pod's name.
+//
+// The eviction carries a UID precondition, so a pod recreated under the
+// same name (StatefulSet) is never evicted in its predecessor's place.
+func (l *LiveExecutor) Evict(ctx context.Context, ev Eviction) (Result, error) {
+	logger := klog.FromContext(ctx)
+	callCtx, cancel := context.WithTimeout(ctx, l.timeout)
+	defer cancel()
+	pod := ev.Pod
+	opts := &metav1.DeleteOptions{GracePeriodSeconds: l.gracePeriod}
+	if pod.UID != "" {
+		uid := pod.UID
+		opts.Preconditions = &metav1.Preconditions{UID: &uid}
+	}
+	eviction := &policyv1.Eviction{
+		ObjectMeta:    metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace},
+		DeleteOptions: opts,
+	}
+	err := l.client.PolicyV1().Evictions(pod.Namespace).Evict(callCtx, eviction)
+	switch {
+	case err == nil:
+		logEviction(logger.V(1), "Evicted pod", ev)
+		return ResultSuccess, nil
+	case apierrors.IsTooManyRequests(err):
+		logEviction(logger.V(1), "Eviction blocked by a PodDisruptionBudget", ev, "message", err.Error())
+		return ResultBlockedByPDB, nil
+	case apierrors.IsNotFound(err):
+		logEviction(logger.V(1), "Pod already gone", ev)
+		return ResultSuccess, nil
+	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+		return ResultError, fmt.Errorf("evicting pod %s: no answer within %s: %w", klog.KObj(pod), l.timeout, err)
+	default:
+		return ResultError, fmt.Errorf("evicting pod %s: %w", klog.KObj(pod), err)
+	}
+}
+
+// DryRunExecutor never calls the API: it logs the eviction and reports
+// ResultDryRun. The cycle removes the pod from its working
+// snapshot exactly as after a live eviction, so dry run plans the same.
+type DryRunExecutor struct{}
+
+var _ Executor = DryRunExecutor{}
+
+// Evict logs ev and returns ResultDryRun.
+func (DryRunExecutor) Evict(ctx context.Context, ev Eviction) (Result, error) {
+	logEviction(klog.FromContext(ctx).V(1), "Evicted pod (dry run)", ev)
+	return ResultDryRun, nil
+}
+
+func logEviction(logger klog.Logger, msg string, ev Eviction, extra ...any) {
+	kv := append([]any{"pod", klog.KObj(ev.Pod), "node", ev.Node, "strategy", ev.Strategy,
+		"profile", ev.Profile, "reason", ev.Reason}, extra...)
+	logger.Info(msg, kv...)
+}

@@ -1,0 +1,62 @@
+package evictor
+
+import (
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/usage-descheduler/descheduler/pkg/framework"
+)
+
+// Explainer is implemented by evictor views that can say why a pod does
+// not pass Filter; strategies may use it for V(4) logs.
+type Explainer interface {
+	// Explain returns one sentence per reason the pod is protected; it is
+	// empty when the pod passes Filter.
+	Explain(pod *v1.Pod) []string
+}
+
+// View is the framework.Evictor a strategy plans with: one profile's
+// DefaultEvictor, the cycle's shared eviction budget and the pods whose
+// eviction already failed in this cycle. It never modifies the budget or
+// the failed set.
+type View struct {
+	ev     *DefaultEvictor
+	budget *framework.Budget
+	failed map[types.UID]bool
+}
+
+var (
+	_ framework.Evictor = &View{}
+	_ Explainer         = &View{}
+)
+
+// NewView returns the view. budget is shared by the whole cycle; failed
+// holds the UIDs of pods whose eviction failed in this cycle (nil: none).
+func NewView(ev *DefaultEvictor, budget *framework.Budget, failed map[types.UID]bool) *View {
+	return &View{ev: ev, budget: budget, failed: failed}
+}
+
+// Filter reports whether pod passes the DefaultEvictor's Filter rules and
+// has not failed to be evicted earlier in this cycle.
+func (v *View) Filter(pod *v1.Pod) bool {
+	return !v.failed[pod.UID] && v.ev.Filter(pod)
+}
+
+// PreEvictionFilter reports whether pod passes nodeFit (when enabled).
+func (v *View) PreEvictionFilter(pod *v1.Pod) bool {
+	return v.ev.PreEvictionFilter(pod)
+}
+
+// Budget returns a private copy of the cycle's remaining limits.
+func (v *View) Budget() *framework.Budget {
+	return v.budget.Clone()
+}
+
+// Explain returns why Filter rejects pod (empty when it passes).
+func (v *View) Explain(pod *v1.Pod) []string {
+	out := v.ev.Explain(pod)
+	if v.failed[pod.UID] {
+		out = append([]string{"eviction already failed in this cycle"}, out...)
+	}
+	return out
+}

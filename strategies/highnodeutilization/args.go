@@ -1,0 +1,42 @@
+package highnodeutilization
+
+import (
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/usage-descheduler/descheduler/pkg/api"
+	"github.com/usage-descheduler/descheduler/pkg/framework"
+	nu "github.com/usage-descheduler/descheduler/strategies/nodeutilization"
+)
+
+// Args are the arguments of HighNodeUtilization (field names as upstream).
+type Args struct {
+	// Thresholds: a node with every resource at or below its threshold is
+	// underutilized and gets drained. Required. Unnamed cpu, memory and
+	// pods default to 100.
+	Thresholds nu.Thresholds `json:"thresholds,omitempty"`
+	// NumberOfNodes: the strategy runs only when more than this many nodes
+	// are underutilized. Default 0.
+	NumberOfNodes int `json:"numberOfNodes,omitempty"`
+	// EvictionLimits caps the plugin's evictions per node. Default none.
+	EvictionLimits *nu.EvictionLimits `json:"evictionLimits,omitempty"`
+	// EvictableNamespaces excludes namespaces from eviction (exclude only;
+	// include is rejected). Default none.
+	EvictableNamespaces *api.Namespaces `json:"evictableNamespaces,omitempty"`
+}
+
+var _ framework.Args = (*Args)(nil)
+
+// Default fills unnamed cpu, memory and pods thresholds with 100. A
+// missing map stays missing so that Validate reports it. Other fields
+// default to their zero values.
+func (a *Args) Default() {
+	nu.DefaultThresholds(a.Thresholds, nil, false)
+}
+
+// Validate reports every problem with its field path: thresholds present,
+// values in [0, 100], supported resource names, numberOfNodes >= 0,
+// evictionLimits.node >= 0, no evictableNamespaces.include.
+func (a *Args) Validate(path *field.Path) field.ErrorList {
+	errs := nu.ValidateThresholds(a.Thresholds, path.Child("thresholds"))
+	return append(errs, nu.ValidateCommon(a.NumberOfNodes, a.EvictionLimits, a.EvictableNamespaces, path)...)
+}

@@ -1,0 +1,51 @@
+package lownodeutilization
+
+import (
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/usage-descheduler/descheduler/pkg/api"
+	"github.com/usage-descheduler/descheduler/pkg/framework"
+	nu "github.com/usage-descheduler/descheduler/strategies/nodeutilization"
+)
+
+// Args are the arguments of LowNodeUtilization (field names as upstream).
+type Args struct {
+	// UseDeviationThresholds makes Thresholds and TargetThresholds
+	// percentage points below and above the mean utilization of the
+	// considered nodes instead of absolute percentages. Default false.
+	UseDeviationThresholds bool `json:"useDeviationThresholds,omitempty"`
+	// Thresholds: a node with every resource at or below its threshold is
+	// underutilized. Required. Unnamed cpu, memory and pods default to 100.
+	Thresholds nu.Thresholds `json:"thresholds,omitempty"`
+	// TargetThresholds: a node with some resource above its target is
+	// overutilized. Required; must name the same resources as Thresholds.
+	TargetThresholds nu.Thresholds `json:"targetThresholds,omitempty"`
+	// NumberOfNodes: the strategy runs only when more than this many nodes
+	// are underutilized. Default 0.
+	NumberOfNodes int `json:"numberOfNodes,omitempty"`
+	// EvictionLimits caps the plugin's evictions per node. Default none.
+	EvictionLimits *nu.EvictionLimits `json:"evictionLimits,omitempty"`
+	// EvictableNamespaces excludes namespaces from eviction (exclude only;
+	// include is rejected). Default none.
+	EvictableNamespaces *api.Namespaces `json:"evictableNamespaces,omitempty"`
+}
+
+var _ framework.Args = (*Args)(nil)
+
+// Default fills cpu, memory and pods named in neither threshold map with
+// 100 in both (not with useDeviationThresholds: see
+// nodeutilization.DefaultThresholds). Missing maps stay missing so that
+// Validate reports them. Other fields default to their zero values.
+func (a *Args) Default() {
+	nu.DefaultThresholds(a.Thresholds, a.TargetThresholds, a.UseDeviationThresholds)
+}
+
+// Validate reports every problem with its field path: both maps present,
+// values in [0, 100], supported resource names, identical resource sets,
+// thresholds <= targetThresholds unless useDeviationThresholds,
+// numberOfNodes >= 0, evictionLimits.node >= 0, no
+// evictableNamespaces.include.
+func (a *Args) Validate(path *field.Path) field.ErrorList {
+	errs := nu.ValidateThresholdPair(a.Thresholds, a.TargetThresholds, a.UseDeviationThresholds, path)
+	return append(errs, nu.ValidateCommon(a.NumberOfNodes, a.EvictionLimits, a.EvictableNamespaces, path)...)
+}

@@ -1,0 +1,41 @@
+// Package lownodeutilization implements LowNodeUtilization: it evicts pods
+// from overutilized nodes so that they are recreated on underutilized ones
+// (seeds 000 and 002). Utilization is measured on pod requests here; the
+// numbers come in as nodeutilization.NodeUtil views, so another view can be
+// fed in without changing the algorithm.
+//
+// Algorithm, per cycle:
+//
+//  1. For each considered node n and resource r (cpu in millicores, memory
+//     in bytes, pods, and extended resources named in the thresholds):
+//     used%(n, r) = requests(n, r) * 100 / allocatable(n, r).
+//  2. Band. Static: Low = thresholds, High = targetThresholds (unnamed cpu,
+//     memory, pods = 100). With useDeviationThresholds, for each named r:
+//     mean(r) = average of used%(n, r) over all considered nodes,
+//     Low(r) = clamp(mean(r) - thresholds(r), 0, 100),
+//     High(r) = clamp(mean(r) + targetThresholds(r), 0, 100); unnamed cpu,
+//     memory, pods stay at 100.
+//  3. Classify: underutilized = schedulable and used%(n, r) <= Low(r) for
+//     every r (a cordoned node never is); overutilized = used%(n, r) >
+//     High(r) for some r (cordoned nodes included); the rest appropriate.
+//  4. Abort (nothing evicted) when: no node is underutilized; the number of
+//     underutilized nodes <= numberOfNodes; no node is overutilized; every
+//     node is underutilized.
+//  5. Headroom per resource r, summed over the underutilized nodes:
+//     headroom(r) = sum(High(r)% * allocatable(n, r) - requests(n, r)).
+//  6. Order the overutilized nodes most used first: by max over r of
+//     used%(n, r) (percentages are compared, never added), ties by name.
+//  7. For each of them, take its evictable pods (not terminal, not in
+//     evictableNamespaces.exclude, passing the evictor's Filter) ordered by
+//     priority ascending (none first), QoS BestEffort < Burstable <
+//     Guaranteed, then name. A pod is evicted when it tolerates the
+//     NoSchedule/NoExecute taints of at least one underutilized node,
+//     passes PreEvictionFilter (nodeFit) and fits the eviction limits.
+//     Its requests are subtracted from the node and from the headroom.
+//  8. Stop with a node once no resource is above High(r) (it is relieved),
+//     at evictionLimits.node or the policy's per-node limit; stop
+//     altogether once some headroom(r) <= 0 or the total limit is reached.
+//
+// Each eviction's reason names the deciding resource, e.g.
+// "node n1 cpu 85% > target 50% (requests)".
+package lownodeutilization

@@ -1,0 +1,167 @@
+package nodeutilization
+
+import (
+	"context"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+
+	"github.com/usage-descheduler/descheduler/pkg/api"
+	"github.com/usage-descheduler/descheduler/pkg/framework"
+	"github.com/usage-descheduler/descheduler/pkg/snapshot"
+)
+
+// Eviction is the input of the shared eviction loop.
+type Eviction struct {
+	// Sources are the nodes pods are taken from, in the order they are
+	// drained.
+	Sources []*NodeUtil
+	// Destinations are the nodes evicted pods are expected to land on; a
+	// pod moves only if it tolerates the NoSchedule/NoExecute taints of at
+	// least one of them.
+	Destinations []*NodeUtil
+	// Ledger does the accounting and decides when to stop.
+	Ledger Ledger
+	// Namespaces is the plugin's evictableNamespaces; pods in an excluded
+	// namespace are never evicted. Nil allows all.
+	Namespaces *api.Namespaces
+	// NodeLimit is the plugin's evictionLimits.node; nil is unlimited.
+	NodeLimit *int
+}
+
+// Evict plans the evictions: for each source in order, its pods that are
+// not terminal, are in an allowed namespace and pass ev.Filter, in SortPods
+// order; a pod is taken when it tolerates some destination's taints, passes
+// ev.PreEvictionFilter and fits the budget (a private copy of ev.Budget()).
+// After each eviction the Ledger moves the pod. A source is left when the
+// Ledger says it is done, when the plugin's node limit or the budget's
+// per-node limit is reached, or when its pods run out; planning stops when
+// the headroom is exhausted or the budget's total is reached.
+func Evict(ctx context.Context, e Eviction, ev framework.Evictor) []framework.Candidate {
+	m := &mover{
+		e:      e,
+		ev:     ev,
+		budget: ev.Budget(),
+		taints: newDestinationTaints(e.Destinations),
+		logger: klog.FromContext(ctx),
+	}
+	for _, src := range e.Sources {
+		if m.planNode(src) {
+			break
+		}
+	}
+	return m.out
+}
+
+// mover is the state of one Evict call.
+type mover struct {
+	e      Eviction
+	ev     framework.Evictor
+	budget *framework.Budget
+	taints destinationTaints
+	logger klog.Logger
+	out    []framework.Candidate
+}
+
+// planNode plans the evictions from one source and reports whether
+// planning must stop altogether.
+func (m *mover) planNode(src *NodeUtil) (stop bool) {
+	if m.exhausted() {
+		return true
+	}
+	if m.e.Ledger.Done(src) {
+		return false
+	}
+	evicted := 0
+	for _, pi := range m.evictable(src) {
+		switch {
+		case m.budget.TotalReached():
+			m.logger.V(2).Info("Total eviction limit reached")
+			return true
+		case m.nodeLimitReached(src, evicted):
+			return false
+		case !m.take(src, pi):
+			continue
+		}
+		evicted++
+		if m.exhausted() {
+			return true
+		}
+		if m.e.Ledger.Done(src) {
+			m.logger.V(2).Info("Node relieved", "node", klog.KObj(src.Info.Node), "evicted", evicted)
+			return false
+		}
+	}
+	return false
+}
+
+// take checks one pod and, if it can go, records the candidate and moves
+// it in the ledger.
+func (m *mover) take(src *NodeUtil, pi *snapshot.PodInfo) bool {
+	pod := pi.Pod
+	if t, bad := m.taints.untolerated(pod); bad {
+		if m.logger.V(4).Enabled() {
+			m.skipped(pod, "taint "+t.ToString()+" not tolerated by any destination")
+		}
+		return false
+	}
+	if !m.ev.PreEvictionFilter(pod) {
+		m.skipped(pod, "pre-eviction filter")
+		return false
+	}
+	if !m.budget.Allows(pod, src.Name()) {
+		m.skipped(pod, "namespace eviction limit")
+		return false
+	}
+	reason := m.e.Ledger.Reason(src)
+	m.budget.Take(pod, src.Name())
+	m.out = append(m.out, framework.Candidate{Pod: pod, Node: src.Name(), Reason: reason})
+	m.e.Ledger.Move(src, pi)
+	if v := m.logger.V(4); v.Enabled() {
+		v.Info("Pod selected for eviction", "pod", klog.KObj(pod), "node", src.Name(), "reason", reason)
+	}
+	return true
+}
+
+func (m *mover) skipped(pod *v1.Pod, reason string) {
+	if v := m.logger.V(4); v.Enabled() {
+		v.Info("Pod skipped", "pod", klog.KObj(pod), "reason", reason)
+	}
+}
+
+func (m *mover) exhausted() bool {
+	r, ok := m.e.Ledger.Exhausted()
+	if ok {
+		m.logger.V(2).Info("Destination headroom exhausted, stopping", "resource", r)
+	}
+	return ok
+}
+
+func (m *mover) nodeLimitReached(src *NodeUtil, evicted int) bool {
+	if m.e.NodeLimit != nil && evicted >= *m.e.NodeLimit {
+		m.logger.V(2).Info("Plugin node eviction limit reached", "node", src.Name(), "limit", *m.e.NodeLimit)
+		return true
+	}
+	if !m.budget.NodeAllows(src.Name()) {
+		m.logger.V(2).Info("Node eviction limit reached", "node", src.Name())
+		return true
+	}
+	return false
+}
+
+// evictable returns the pods of src the loop may consider, in eviction
+// order: not terminal, in an allowed namespace, passing ev.Filter.
+func (m *mover) evictable(src *NodeUtil) []*snapshot.PodInfo {
+	out := make([]*snapshot.PodInfo, 0, len(src.Info.Pods))
+	for _, pi := range src.Info.Pods {
+		if snapshot.IsTerminal(pi.Pod) || !m.e.Namespaces.Allows(pi.Pod.Namespace) || !m.ev.Filter(pi.Pod) {
+			continue
+		}
+		out = append(out, pi)
+	}
+	SortPods(out)
+	if v := m.logger.V(3); v.Enabled() {
+		v.Info("Evictable pods on node", "node", src.Name(), "pods", len(src.Info.Pods), "evictable", len(out))
+	}
+	return out
+}

@@ -1,0 +1,55 @@
+// Package prometheus collects node and pod usage from a Prometheus server
+// (or any server speaking its HTTP API, such as Thanos Query) with
+// github.com/prometheus/client_golang/api/prometheus/v1.
+//
+// # Queries
+//
+// Four PromQL queries (collectors.UsageQueries; defaults in
+// collectors.Default*Query) return node CPU in cores, node memory in bytes,
+// pod CPU in cores and pod memory in bytes. Node series are mapped to node
+// names by the configured label (default `instance`; a ":port" suffix is
+// stripped, so instance="node-1:9100" is node-1), pod series by their
+// `namespace` and `pod` labels. A node's or pod's CPU and memory points are
+// paired by timestamp into one sample (CPU × 1000 = millicores); a point
+// with only one of the two is left out.
+//
+// The upstream-compatible `query` returns one value in [0, 1] per node
+// (label = node name, as in kubernetes-sigs/descheduler); it is kept as a
+// per-node percentage series (value × 100) read with NodeResourcePercent
+// and used as the node's MetricResource utilization.
+//
+// # Range queries to backfill, instant queries to follow
+//
+// The first poll evaluates every query as a range query over the whole
+// window, [now − window, now] at step = poll interval, so usage is usable
+// from the very first cycle instead of after minSamples polls. Every later
+// poll is an instant query at now, whose sample is added to the window:
+// each poll then costs one evaluation per series instead of window ÷
+// interval, which matters with 150,000 pod series. When polls failed for
+// two intervals or more, the next successful poll is again a range query,
+// from the last successful evaluation to now, so the gap is filled without
+// re-fetching (and duplicating) points already stored. Sample times are
+// evaluation times; Prometheus keeps returning a target's last value for
+// its lookback delta (5m by default) after scraping stopped, so staleness
+// shorter than that comes from Prometheus' own staleness markers, not from
+// this collector.
+//
+// # Errors
+//
+// A failing request, an error response (bad_data, timeout, …) or a result
+// that is neither a vector nor a matrix fails that query; the others still
+// count. Series without the node label (or namespace/pod), a second series
+// for the same node or pod in one result, NaN or infinite values, negative
+// usage and upstream values outside [0, 1] are skipped and named in the
+// poll's error. Errors are logged once per change of their text, counted
+// in descheduler_collector_errors_total{source="Prometheus"} and exposed in
+// Status; old samples age out of the window.
+//
+// # Connection
+//
+// Connection holds the URL, a bearer token given by the caller (read from
+// the policy's Secret) or a bearerTokenFile re-read whenever its
+// modification time or size changes (checked before every poll), a CA
+// bundle file, insecureSkipVerify (default false) and a per-request
+// timeout (default 10s).
+package prometheus

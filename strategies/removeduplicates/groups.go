@@ -1,0 +1,207 @@
+package removeduplicates
+
+import (
+	"slices"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/usage-descheduler/descheduler/pkg/snapshot"
+)
+
+// groupKey identifies one owner group: the controller (kind, namespace,
+// name and UID, so a controller recreated under the same name is a new
+// group) and the sorted container images of its pods.
+type groupKey struct {
+	kind      string
+	namespace string
+	name      string
+	uid       types.UID
+	images    string
+}
+
+// member is one counted pod of a duplicated group and its node.
+type member struct {
+	node *snapshot.NodeInfo
+	pod  *snapshot.PodInfo
+}
+
+// groupInfo is one owner group.
+type groupInfo struct {
+	key groupKey
+	// id is the group's index in index.groups.
+	id int
+	// replicas counts the group's pods on considered nodes.
+	replicas int
+	// lastNode is the index of the node the group was last seen on.
+	lastNode int
+	// dup is true when some node holds more than one pod of the group.
+	dup bool
+	// start and filled locate a duplicated group's pods in index.members.
+	start, filled int
+	// next chains groups of the same owner (differing only in images); -1
+	// ends the chain.
+	next int32
+}
+
+// index holds every owner group and, for the duplicated ones only, their
+// pods in snapshot order (node name, then namespace/name), so each node's
+// pods of a group are contiguous.
+type index struct {
+	groups  []groupInfo
+	members []member
+}
+
+// pods returns a duplicated group's members.
+func (x *index) pods(g *groupInfo) []member { return x.members[g.start : g.start+g.replicas] }
+
+// dupGroups counts the duplicated groups.
+func (x *index) dupGroups() int {
+	n := 0
+	for i := range x.groups {
+		if x.groups[i].dup {
+			n++
+		}
+	}
+	return n
+}
+
+// buildIndex groups the counted pods in two passes over the snapshot: the
+// first assigns every pod its group, the second copies the pods of the
+// duplicated groups into one flat slice. Groups keep the order of their
+// first pod, which is deterministic because nodes and pods are sorted.
+func (d *RemoveDuplicates) buildIndex(nodes []*snapshot.NodeInfo) *index {
+	x := &index{}
+	ids := d.assign(x, nodes)
+	x.place(nodes, ids)
+	return x
+}
+
+// assign returns the group id of every pod in traversal order (-1 for pods
+// that are not counted) and fills x.groups.
+func (d *RemoveDuplicates) assign(x *index, nodes []*snapshot.NodeInfo) []int32 {
+	total := 0
+	for _, ni := range nodes {
+		total += len(ni.Pods)
+	}
+	ids := make([]int32, 0, total)
+	byOwner := map[string]int32{} // owner id -> first group of its chain
+	for n, ni := range nodes {
+		for _, pi := range ni.Pods {
+			key, ok := d.keyOf(pi.Pod)
+			if !ok {
+				ids = append(ids, -1)
+				continue
+			}
+			g := x.group(byOwner, key)
+			g.replicas++
+			g.dup = g.dup || g.lastNode == n
+			g.lastNode = n
+			ids = append(ids, int32(g.id))
+		}
+	}
+	return ids
+}
+
+// group finds or creates the group of key. Groups are looked up by owner
+// UID, hashing one string, and told apart by their full key.
+func (x *index) group(byOwner map[string]int32, key groupKey) *groupInfo {
+	owner := string(key.uid)
+	if owner == "" {
+		owner = key.kind + "/" + key.namespace + "/" + key.name
+	}
+	head, seen := byOwner[owner]
+	for id := head; seen && id >= 0; id = x.groups[id].next {
+		if x.groups[id].key == key {
+			return &x.groups[id]
+		}
+	}
+	if !seen {
+		head = -1
+	}
+	id := len(x.groups)
+	byOwner[owner] = int32(id)
+	x.groups = append(x.groups, groupInfo{key: key, id: id, lastNode: -1, next: head})
+	return &x.groups[id]
+}
+
+// place copies the pods of the duplicated groups into x.members.
+func (x *index) place(nodes []*snapshot.NodeInfo, ids []int32) {
+	total := 0
+	for i := range x.groups {
+		if g := &x.groups[i]; g.dup {
+			g.start = total
+			total += g.replicas
+		}
+	}
+	x.members = make([]member, total)
+	k := 0
+	for _, ni := range nodes {
+		for _, pi := range ni.Pods {
+			id := ids[k]
+			k++
+			if id < 0 || !x.groups[id].dup {
+				continue
+			}
+			g := &x.groups[id]
+			x.members[g.start+g.filled] = member{node: ni, pod: pi}
+			g.filled++
+		}
+	}
+}
+
+// keyOf returns the pod's group key. Pods that are finished or
+// terminating, in a filtered-out namespace, or without a controller of one
+// of the ownerKinds are not counted.
+func (d *RemoveDuplicates) keyOf(pod *v1.Pod) (groupKey, bool) {
+	if snapshot.IsTerminal(pod) || pod.DeletionTimestamp != nil || !d.args.Namespaces.Allows(pod.Namespace) {
+		return groupKey{}, false
+	}
+	ref := metav1.GetControllerOfNoCopy(pod)
+	if ref == nil || !isOwnerKind(ref.Kind) {
+		return groupKey{}, false
+	}
+	return groupKey{kind: ref.Kind, namespace: pod.Namespace, name: ref.Name, uid: ref.UID,
+		images: imagesKey(pod)}, true
+}
+
+// isOwnerKind reports whether pods of a controller of this kind can be
+// duplicates: ReplicaSet, ReplicationController, StatefulSet or Job.
+func isOwnerKind(kind string) bool {
+	switch kind {
+	case "ReplicaSet", "ReplicationController", "StatefulSet", "Job":
+		return true
+	}
+	return false
+}
+
+// imagesKey joins the pod's container images, sorted. Single-container
+// pods, the common case, need no allocation.
+func imagesKey(pod *v1.Pod) string {
+	cs := pod.Spec.Containers
+	if len(cs) == 1 {
+		return cs[0].Image
+	}
+	images := make([]string, len(cs))
+	for i := range cs {
+		images[i] = cs[i].Image
+	}
+	slices.Sort(images)
+	return strings.Join(images, " ")
+}
+
+// hasExcludedOwner reports whether any owner reference of the pod is of an
+// excluded kind.
+func (d *RemoveDuplicates) hasExcludedOwner(pod *v1.Pod) bool {
+	if len(d.excluded) == 0 {
+		return false
+	}
+	for i := range pod.OwnerReferences {
+		if d.excluded[pod.OwnerReferences[i].Kind] {
+			return true
+		}
+	}
+	return false
+}

@@ -62,16 +62,18 @@ func Less(a, b *v1.Pod) bool { return compareKeys(keyOf(a), keyOf(b)) < 0 }
 // SortPods orders pods for eviction in place (see Less); each pod's QoS
 // class is computed once.
 func SortPods(pods []*v1.Pod) {
-	sortByKey(pods, func(p *v1.Pod) *v1.Pod { return p })
+	SortBy(pods, func(p *v1.Pod) *v1.Pod { return p })
 }
 
 // SortCandidates orders candidates for eviction in place by their pods
 // (see Less).
 func SortCandidates(cs []framework.Candidate) {
-	sortByKey(cs, func(c framework.Candidate) *v1.Pod { return c.Pod })
+	SortBy(cs, func(c framework.Candidate) *v1.Pod { return c.Pod })
 }
 
-func sortByKey[T any](items []T, podOf func(T) *v1.Pod) {
+// SortBy orders any items holding pods in place by their pods (see Less);
+// each pod's key is computed once and the sort is stable.
+func SortBy[T any](items []T, podOf func(T) *v1.Pod) {
 	type keyed struct {
 		key  orderKey
 		item T

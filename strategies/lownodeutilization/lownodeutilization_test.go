@@ -153,7 +153,11 @@ func TestPlanBasics(t *testing.T) {
 			builders.MakePod("ns", "d").Node("n4").OwnedBy("ReplicaSet", "rs").Obj(),
 			pod("ns", "e", "n4", "1000m").Obj(),
 		}),
-		want: []string{"ns/d", "ns/c", "ns/e"},
+		// d (BestEffort, no priority) sorts first but requests no cpu, the
+		// only resource over target on n4, so evicting it would relieve
+		// nothing: it is skipped. a has priority 10 and goes after the
+		// priority-less pods; b is Guaranteed and sorts after c and e.
+		want: []string{"ns/c", "ns/e"},
 	}})
 }
 

@@ -99,6 +99,10 @@ func (m *mover) planNode(src *NodeUtil) (stop bool) {
 // it in the ledger.
 func (m *mover) take(src *NodeUtil, pi *snapshot.PodInfo) bool {
 	pod := pi.Pod
+	if !m.e.Ledger.Relieves(src, pi) {
+		m.skipped(pod, "requests nothing that is over target on the node")
+		return false
+	}
 	if t, bad := m.taints.untolerated(pod); bad {
 		if m.logger.V(4).Enabled() {
 			m.skipped(pod, "taint "+t.ToString()+" not tolerated by any destination")

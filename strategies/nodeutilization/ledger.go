@@ -23,6 +23,9 @@ type Ledger interface {
 	Done(src *NodeUtil) bool
 	// Reason explains, with numbers, why a pod is evicted from src now.
 	Reason(src *NodeUtil) string
+	// Relieves reports whether moving pod would reduce something that
+	// makes src a source; a pod that relieves nothing is not evicted.
+	Relieves(src *NodeUtil, pod *snapshot.PodInfo) bool
 	// Move records that pod leaves src for the destinations.
 	Move(src *NodeUtil, pod *snapshot.PodInfo)
 }
@@ -83,6 +86,22 @@ func (l *HeadroomLedger) Exhausted() (v1.ResourceName, bool) {
 // Done implements Ledger.
 func (l *HeadroomLedger) Done(src *NodeUtil) bool {
 	return l.Target != nil && !IsOver(src, l.Target)
+}
+
+// Relieves implements Ledger. With a Target, the pod must request some
+// resource that is above its target on src (evicting a BestEffort pod from
+// a node that is over on cpu only churns); without one (draining an
+// underutilized node) every pod counts.
+func (l *HeadroomLedger) Relieves(src *NodeUtil, pod *snapshot.PodInfo) bool {
+	if l.Target == nil {
+		return true
+	}
+	for _, r := range l.Names {
+		if limit, ok := l.Target[r]; ok && src.Percent(r) > limit && pod.Requests.Get(r) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Move implements Ledger.

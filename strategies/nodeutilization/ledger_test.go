@@ -66,3 +66,39 @@ func TestHeadroomLedgerMove(t *testing.T) {
 		t.Errorf("Exhausted = %q, %v; want cpu, true (cpu headroom -500m)", r, ex)
 	}
 }
+
+func TestHeadroomLedgerRelieves(t *testing.T) {
+	// n1: cpu 3400m of 4000m = 85% > target 50%; memory 1000Mi of 8192Mi = 12%; pods 1 of 110.
+	src := util("n1", 3400, 1000, 1, false)
+	target := Thresholds{v1.ResourceCPU: 50, v1.ResourceMemory: 50, v1.ResourcePods: 50}
+	low := &HeadroomLedger{View: ViewRequests, Names: ResourceNames(nil), Target: target}
+	mk := func(cpu, mem string) *snapshot.PodInfo {
+		p := builders.MakePod("ns", "p").Node("n1").Req(cpu, mem).Obj()
+		return &snapshot.PodInfo{Pod: p, Requests: resources.PodRequests(p)}
+	}
+	cases := []struct {
+		name string
+		pod  *snapshot.PodInfo
+		want bool
+	}{
+		{"requests cpu, which is over", mk("100m", ""), true},
+		{"requests only memory, which is under target", mk("", "1Gi"), false},
+		// A BestEffort pod still counts as one pod, but pods are at 0.9% < 50%.
+		{"best effort", mk("", ""), false},
+	}
+	for _, tc := range cases {
+		if got := low.Relieves(src, tc.pod); got != tc.want {
+			t.Errorf("%s: Relieves = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	// Pods over target: 60 of 110 = 54.5% > 50%, so even a BestEffort pod relieves.
+	crowded := util("n2", 100, 100, 60, false)
+	if !low.Relieves(crowded, mk("", "")) {
+		t.Error("a BestEffort pod should relieve a node that is over target on pods")
+	}
+	// Without a target (HighNodeUtilization drains the node) every pod counts.
+	high := &HeadroomLedger{View: ViewRequests, Names: ResourceNames(nil), Threshold: target}
+	if !high.Relieves(src, mk("", "")) {
+		t.Error("draining should take every pod")
+	}
+}

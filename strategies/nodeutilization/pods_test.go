@@ -43,35 +43,6 @@ func TestSortPods(t *testing.T) {
 	}
 }
 
-func TestQOSClass(t *testing.T) {
-	withInit := builders.MakePod("ns", "init").Guaranteed("100m", "64Mi").Obj()
-	withInit.Spec.InitContainers = []v1.Container{{Name: "init"}}
-	tests := []struct {
-		name string
-		pod  *v1.Pod
-		want v1.PodQOSClass
-	}{
-		{"no requests or limits", builders.MakePod("ns", "p").Obj(), v1.PodQOSBestEffort},
-		{"requests only", builders.MakePod("ns", "p").Req("100m", "64Mi").Obj(), v1.PodQOSBurstable},
-		{"requests equal limits", builders.MakePod("ns", "p").Guaranteed("100m", "64Mi").Obj(), v1.PodQOSGuaranteed},
-		{"requests below limits", builders.MakePod("ns", "p").Req("50m", "64Mi").Limits("100m", "64Mi").Obj(), v1.PodQOSBurstable},
-		{"cpu request only", builders.MakePod("ns", "p").ReqResource(v1.ResourceCPU, "100m").Obj(), v1.PodQOSBurstable},
-		{"init container without limits breaks Guaranteed", withInit, v1.PodQOSBurstable},
-		{"status wins", func() *v1.Pod {
-			p := builders.MakePod("ns", "p").Obj()
-			p.Status.QOSClass = v1.PodQOSGuaranteed
-			return p
-		}(), v1.PodQOSGuaranteed},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := QOSClass(tt.pod); got != tt.want {
-				t.Errorf("QOSClass = %s, want %s", got, tt.want)
-			}
-		})
-	}
-}
-
 func TestDestinationTaints(t *testing.T) {
 	dest := func(b *builders.NodeBuilder) *NodeUtil { return &NodeUtil{Info: &snapshot.NodeInfo{Node: b.Obj()}} }
 	gpu := dest(builders.MakeNode("gpu").Taint("dedicated", "gpu", v1.TaintEffectNoSchedule))

@@ -1,12 +1,30 @@
-GO ?= go
-BIN := bin/descheduler
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -X github.com/usage-descheduler/descheduler/pkg/app.version=$(VERSION)
+# usage-descheduler — see README.md.
+GO       ?= go
+BIN      := bin/descheduler
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS  := -X github.com/usage-descheduler/descheduler/pkg/app.version=$(VERSION)
+# The example is simulated at a fixed clock so its plan is reproducible.
+EXAMPLE_NOW := 2026-01-01T12:00:00Z
+# Counts, not durations: a time-based -fuzztime can fail spuriously at the
+# deadline with "context deadline exceeded" (golang/go#75804).
+FUZZ_API ?= 2000x
+FUZZ_SNAPSHOT ?= 300x
 
-.PHONY: build test unit vet fuzz run clean
+.PHONY: build run example test vet unit fuzz bench clean
 
 build:
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/descheduler
+
+## run: simulate the example policy on the bundled 20-node example cluster.
+run: build
+	$(BIN) simulate --policy deploy/examples/policy.yaml --snapshot deploy/examples/cluster.yaml --now $(EXAMPLE_NOW)
+
+## example: regenerate deploy/examples/cluster.yaml (deterministic).
+example:
+	$(GO) run ./hack/genexample deploy/examples/cluster.yaml
+
+## test: vet, every unit test, and a short fuzzing run of each parser.
+test: vet unit fuzz
 
 vet:
 	$(GO) vet ./...
@@ -14,7 +32,12 @@ vet:
 unit:
 	$(GO) test -count=1 ./...
 
-test: vet unit
+fuzz:
+	$(GO) test -run='^$$' -fuzz='^FuzzLoad$$' -fuzztime=$(FUZZ_API) ./pkg/api
+	$(GO) test -run='^$$' -fuzz='^FuzzLoadFiles$$' -fuzztime=$(FUZZ_SNAPSHOT) ./pkg/snapshot
+
+bench:
+	$(GO) test -run='^$$' -bench=. -benchmem ./...
 
 clean:
 	rm -rf bin

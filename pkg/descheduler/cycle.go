@@ -1,0 +1,212 @@
+package descheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+
+	"github.com/usage-descheduler/descheduler/pkg/evictor"
+	"github.com/usage-descheduler/descheduler/pkg/framework"
+	"github.com/usage-descheduler/descheduler/pkg/snapshot"
+)
+
+// MaxReplans bounds how often one strategy re-plans after failed evictions
+// within a cycle.
+const MaxReplans = 3
+
+// Cycle runs profiles against a snapshot with one executor.
+type Cycle struct {
+	// Profiles are run in order.
+	Profiles []Profile
+	// Limits are the cycle-wide eviction limits.
+	Limits framework.Limits
+	// Executor carries out (or records) the evictions.
+	Executor evictor.Executor
+	// Observer is told about evictions, strategy durations and node
+	// classifications; nil: nobody.
+	Observer Observer
+	// Clock times the strategies for the Observer; nil: the real clock.
+	Clock clock.PassiveClock
+}
+
+// Record is one attempted eviction and its outcome.
+type Record struct {
+	evictor.Eviction
+	// Result is the executor's outcome.
+	Result evictor.Result
+	// Err is set when Result is an error.
+	Err error
+}
+
+// Report is what one cycle did.
+type Report struct {
+	// Start is the snapshot's clock.
+	Start time.Time
+	// Records lists every attempted eviction in order.
+	Records []Record
+	// Errors lists strategy and profile failures; the cycle went on.
+	Errors []error
+	// Final is the working snapshot after the cycle's evictions.
+	Final *snapshot.Snapshot
+}
+
+// Evicted returns the records that evicted (or would evict, in dry run) a pod.
+func (r *Report) Evicted() []Record {
+	var out []Record
+	for _, rec := range r.Records {
+		if rec.Result == evictor.ResultSuccess || rec.Result == evictor.ResultDryRun {
+			out = append(out, rec)
+		}
+	}
+	return out
+}
+
+// run is the mutable state of one cycle.
+type run struct {
+	c       *Cycle
+	budget  *framework.Budget
+	failed  map[types.UID]bool
+	working *snapshot.Snapshot
+	report  *Report
+	stopped bool
+}
+
+// Run executes one cycle on snap.
+func (c *Cycle) Run(ctx context.Context, snap *snapshot.Snapshot) *Report {
+	r := &run{c: c, budget: framework.NewBudget(c.Limits), failed: map[types.UID]bool{}, working: snap,
+		report: &Report{Start: snap.Now}}
+	for _, point := range []framework.ExtensionPoint{framework.Deschedule, framework.Balance} {
+		for i := range c.Profiles {
+			if r.stopped || ctx.Err() != nil {
+				break
+			}
+			r.runProfile(ctx, &c.Profiles[i], point)
+		}
+	}
+	r.report.Final = r.working
+	return r.report
+}
+
+func (r *run) runProfile(ctx context.Context, p *Profile, point framework.ExtensionPoint) {
+	strategies := p.Deschedule
+	if point == framework.Balance {
+		strategies = p.Balance
+	}
+	if len(strategies) == 0 {
+		return
+	}
+	for _, s := range strategies {
+		if r.stopped || ctx.Err() != nil {
+			return
+		}
+		sctx := klog.NewContext(ctx, klog.FromContext(ctx).WithValues("profile", p.Name, "strategy", s.Name()))
+		started := r.now()
+		r.classify(sctx, p, s)
+		if err := r.runStrategy(sctx, p, s); err != nil {
+			r.report.Errors = append(r.report.Errors, fmt.Errorf("profile %q, strategy %s: %w", p.Name, s.Name(), err))
+		}
+		if r.c.Observer != nil {
+			r.c.Observer.StrategyDone(p.Name, s.Name(), r.now().Sub(started))
+		}
+	}
+}
+
+// now reads the cycle's clock; it is only needed when there is an Observer.
+func (r *run) now() time.Time {
+	switch {
+	case r.c.Observer == nil:
+		return time.Time{}
+	case r.c.Clock == nil:
+		return time.Now()
+	default:
+		return r.c.Clock.Now()
+	}
+}
+
+// classify reports the node classes of a classifying strategy, on the
+// working snapshot it is about to plan on, to the Observer (if any).
+func (r *run) classify(ctx context.Context, p *Profile, s framework.Strategy) {
+	c, ok := s.(framework.Classifier)
+	if !ok || r.c.Observer == nil {
+		return
+	}
+	r.c.Observer.Classified(p.Name, s.Name(), c.Classify(ctx, r.working))
+}
+
+// runStrategy plans and executes; it re-plans while evictions fail.
+func (r *run) runStrategy(ctx context.Context, p *Profile, s framework.Strategy) error {
+	logger := klog.FromContext(ctx)
+	for round := 0; round <= MaxReplans; round++ {
+		// The DefaultEvictor is rebuilt on the working snapshot so nodeFit
+		// and minReplicas see earlier evictions.
+		de, err := evictor.New(p.EvictorArgs, r.working)
+		if err != nil {
+			return fmt.Errorf("building the default evictor: %w", err)
+		}
+		cands, err := s.Plan(ctx, r.working, evictor.NewView(de, r.budget, r.failed))
+		if err != nil {
+			return fmt.Errorf("planning: %w", err)
+		}
+		logger.V(2).Info("Planned evictions", "candidates", len(cands), "round", round)
+		if !r.execute(ctx, p.Name, s.Name(), cands) {
+			return nil
+		}
+	}
+	logger.V(2).Info("Stopped re-planning after failed evictions", "rounds", MaxReplans+1)
+	return nil
+}
+
+// execute carries out candidates in order and reports whether any failed
+// (so the strategy should plan again).
+func (r *run) execute(ctx context.Context, profile, strategy string, cands []framework.Candidate) bool {
+	anyFailed := false
+	for _, c := range cands {
+		if r.budget.TotalReached() {
+			klog.FromContext(ctx).V(2).Info("Total eviction limit reached; stopping the cycle")
+			r.stopped = true
+			return false
+		}
+		if ctx.Err() != nil || r.failed[c.Pod.UID] || !r.budget.Allows(c.Pod, c.Node) || !r.stillThere(c) {
+			continue
+		}
+		ev := evictor.Eviction{Pod: c.Pod, Node: c.Node, Strategy: strategy, Profile: profile, Reason: c.Reason}
+		res, err := r.c.Executor.Evict(ctx, ev)
+		rec := Record{Eviction: ev, Result: res, Err: err}
+		r.report.Records = append(r.report.Records, rec)
+		if r.c.Observer != nil {
+			r.c.Observer.EvictionDone(ctx, rec)
+		}
+		switch res {
+		case evictor.ResultSuccess, evictor.ResultDryRun:
+			r.budget.Take(c.Pod, c.Node)
+			r.working = r.working.WithoutPods(c.Pod)
+		default:
+			r.failed[c.Pod.UID] = true
+			anyFailed = true
+		}
+	}
+	return anyFailed
+}
+
+// stillThere guards against a strategy proposing a pod that an earlier
+// eviction in this cycle already removed.
+func (r *run) stillThere(c framework.Candidate) bool {
+	ni, ok := r.working.Node(c.Node)
+	if !ok {
+		return false
+	}
+	for _, pi := range ni.Pods {
+		if pi.Pod.UID == c.Pod.UID && pi.Pod.Name == c.Pod.Name {
+			return true
+		}
+	}
+	return false
+}
+
+// Err joins the report's errors (nil when there were none).
+func (r *Report) Err() error { return errors.Join(r.Errors...) }

@@ -1,0 +1,88 @@
+package descheduler
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+
+	"github.com/usage-descheduler/descheduler/pkg/snapshot"
+)
+
+// Source provides the raw objects for a snapshot (informers or files).
+type Source interface {
+	Objects() (snapshot.Objects, error)
+}
+
+// Runner takes snapshots from a Source and runs cycles on them.
+type Runner struct {
+	// Source provides the cluster objects.
+	Source Source
+	// Cycle is what runs on each snapshot.
+	Cycle *Cycle
+	// NodeSelector is the policy's nodeSelector (nil selects all nodes).
+	NodeSelector labels.Selector
+	// Clock is the injected clock.
+	Clock clock.Clock
+}
+
+// Snapshot builds a snapshot from the source at the clock's now.
+func (r *Runner) Snapshot() (*snapshot.Snapshot, error) {
+	objs, err := r.Source.Objects()
+	if err != nil {
+		return nil, fmt.Errorf("reading cluster objects: %w", err)
+	}
+	snap, err := snapshot.New(objs, snapshot.Options{Now: r.Clock.Now(), NodeSelector: r.NodeSelector})
+	if err != nil {
+		return nil, fmt.Errorf("building the snapshot: %w", err)
+	}
+	return snap, nil
+}
+
+// RunOnce runs one cycle and tells the Cycle's Observer (if any) how long
+// it took, snapshot included, and whether it failed.
+func (r *Runner) RunOnce(ctx context.Context) (*Report, error) {
+	started := r.Clock.Now()
+	rep, err := r.runOnce(ctx)
+	if obs := r.Cycle.Observer; obs != nil {
+		obs.CycleDone(r.Clock.Since(started), err)
+	}
+	return rep, err
+}
+
+func (r *Runner) runOnce(ctx context.Context) (*Report, error) {
+	started := r.Clock.Now()
+	snap, err := r.Snapshot()
+	if err != nil {
+		return nil, err
+	}
+	logger := klog.FromContext(ctx)
+	logger.V(2).Info("Starting cycle", "snapshot", snap.String())
+	rep := r.Cycle.Run(ctx, snap)
+	logger.Info("Cycle finished", "evicted", len(rep.Evicted()), "attempted", len(rep.Records),
+		"errors", len(rep.Errors), "duration", r.Clock.Since(started))
+	return rep, rep.Err()
+}
+
+// Run runs a cycle now and then every interval until ctx is done. An
+// interval of 0 runs exactly one cycle. A failing cycle is logged and the
+// loop goes on; the error of the last cycle is returned for one-shot runs.
+func (r *Runner) Run(ctx context.Context, interval time.Duration) error {
+	for {
+		_, err := r.RunOnce(ctx)
+		if interval <= 0 {
+			return err
+		}
+		if err != nil {
+			klog.FromContext(ctx).Error(err, "Cycle failed")
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-r.Clock.After(interval):
+		}
+	}
+}

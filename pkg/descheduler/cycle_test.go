@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/usage-descheduler/descheduler/pkg/evictor"
 	"github.com/usage-descheduler/descheduler/pkg/framework"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"

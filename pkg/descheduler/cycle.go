@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -71,6 +72,7 @@ type run struct {
 	c       *Cycle
 	budget  *framework.Budget
 	failed  map[types.UID]bool
+	evicted map[types.UID]bool
 	working *snapshot.Snapshot
 	report  *Report
 	stopped bool
@@ -78,7 +80,7 @@ type run struct {
 
 // Run executes one cycle on snap.
 func (c *Cycle) Run(ctx context.Context, snap *snapshot.Snapshot) *Report {
-	r := &run{c: c, budget: framework.NewBudget(c.Limits), failed: map[types.UID]bool{}, working: snap,
+	r := &run{c: c, budget: framework.NewBudget(c.Limits), failed: map[types.UID]bool{}, evicted: map[types.UID]bool{}, working: snap,
 		report: &Report{Start: snap.Now}}
 	for _, point := range []framework.ExtensionPoint{framework.Deschedule, framework.Balance} {
 		for i := range c.Profiles {
@@ -165,13 +167,17 @@ func (r *run) runStrategy(ctx context.Context, p *Profile, s framework.Strategy)
 // (so the strategy should plan again).
 func (r *run) execute(ctx context.Context, profile, strategy string, cands []framework.Candidate) bool {
 	anyFailed := false
+	var done []*v1.Pod
+	// One WithoutPods per batch: it copies the node index, so calling it
+	// per eviction would cost O(evictions × nodes).
+	defer func() { r.working = r.working.WithoutPods(done...) }()
 	for _, c := range cands {
 		if r.budget.TotalReached() {
 			klog.FromContext(ctx).V(2).Info("Total eviction limit reached; stopping the cycle")
 			r.stopped = true
 			return false
 		}
-		if ctx.Err() != nil || r.failed[c.Pod.UID] || !r.budget.Allows(c.Pod, c.Node) || !r.stillThere(c) {
+		if ctx.Err() != nil || r.failed[c.Pod.UID] || r.evicted[c.Pod.UID] || !r.budget.Allows(c.Pod, c.Node) || !r.stillThere(c) {
 			continue
 		}
 		ev := evictor.Eviction{Pod: c.Pod, Node: c.Node, Strategy: strategy, Profile: profile, Reason: c.Reason}
@@ -184,7 +190,8 @@ func (r *run) execute(ctx context.Context, profile, strategy string, cands []fra
 		switch res {
 		case evictor.ResultSuccess, evictor.ResultDryRun:
 			r.budget.Take(c.Pod, c.Node)
-			r.working = r.working.WithoutPods(c.Pod)
+			r.evicted[c.Pod.UID] = true
+			done = append(done, c.Pod)
 		default:
 			r.failed[c.Pod.UID] = true
 			anyFailed = true

@@ -86,6 +86,7 @@ func (s *Snapshot) addPods(pods []*v1.Pod) error {
 			return fmt.Errorf("pod %s appears twice", key)
 		}
 		seen[key] = struct{}{}
+		p = withUID(p)
 		if p.Spec.NodeName == "" {
 			s.pending = append(s.pending, p)
 			continue
@@ -104,6 +105,17 @@ func (s *Snapshot) addPods(pods []*v1.Pod) error {
 		sort.Slice(ni.Pods, func(i, j int) bool { return podLess(ni.Pods[i].Pod, ni.Pods[j].Pod) })
 	}
 	return nil
+}
+
+// withUID returns p, or a copy with a synthetic UID when p has none (a
+// hand-written snapshot file), because the cycle tracks pods by UID.
+func withUID(p *v1.Pod) *v1.Pod {
+	if p.UID != "" {
+		return p
+	}
+	c := p.DeepCopy()
+	c.UID = types.UID("snapshot:" + p.Namespace + "/" + p.Name)
+	return c
 }
 
 func podLess(a, b *v1.Pod) bool {

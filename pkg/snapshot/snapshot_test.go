@@ -331,3 +331,20 @@ func podNames(n *NodeInfo) []string {
 	}
 	return out
 }
+
+func TestNewGivesUIDlessPodsDistinctUIDs(t *testing.T) {
+	a := builders.MakePod("ns", "a").Node("n1").Obj()
+	b := builders.MakePod("ns", "b").Node("n1").Obj()
+	a.UID, b.UID = "", ""
+	snap, err := New(Objects{Nodes: []*v1.Node{builders.MakeNode("n1").Obj()}, Pods: []*v1.Pod{a, b}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ni, _ := snap.Node("n1")
+	if len(ni.Pods) != 2 || ni.Pods[0].Pod.UID == "" || ni.Pods[0].Pod.UID == ni.Pods[1].Pod.UID {
+		t.Errorf("pods need distinct non-empty UIDs, got %q and %q", ni.Pods[0].Pod.UID, ni.Pods[1].Pod.UID)
+	}
+	if a.UID != "" {
+		t.Error("the input pod must not be modified")
+	}
+}

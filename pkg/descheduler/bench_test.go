@@ -73,7 +73,7 @@ func benchCluster(nodes, podsPerNode int) snapshot.Objects {
 		for k := 0; k < count; k++ {
 			rs := fmt.Sprintf("rs%05d", pod/10)
 			pb := builders.MakePod("apps", fmt.Sprintf("p%07d", pod)).Node(node).Req("500m", "2Gi").
-				OwnedBy("ReplicaSet", rs).Label("app", rs).Created(now.Add(-time.Duration(pod%500) * time.Hour)).
+				OwnedBy("ReplicaSet", rs).Label("app", rs).Created(now.Add(-time.Duration(pod%500)*time.Hour)).
 				TopologySpread(2, "topology.kubernetes.io/zone", v1.ScheduleAnyway, map[string]string{"app": rs})
 			if pod%97 == 0 {
 				pb.Restarts(20)

@@ -49,9 +49,35 @@ func FromResourceList(rl v1.ResourceList) List {
 // them (containers, init containers, sidecars, pod overhead and pod-level
 // resources, via k8s.io/component-helpers), plus one pod.
 func PodRequests(pod *v1.Pod) List {
+	if l, ok := simplePodRequests(pod); ok {
+		return l
+	}
 	l := FromResourceList(resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}))
 	l.Pods = 1
 	return l
+}
+
+// simplePodRequests sums the containers' requests without the maps the
+// general helper allocates, for the common pod shape where that sum is
+// exactly what the scheduler uses: no init containers (and so no
+// sidecars), no overhead, no pod-level resources. It reports false for any
+// other pod.
+func simplePodRequests(pod *v1.Pod) (List, bool) {
+	if len(pod.Spec.InitContainers) > 0 || pod.Spec.Overhead != nil || pod.Spec.Resources != nil {
+		return List{}, false
+	}
+	l := List{Pods: 1}
+	for i := range pod.Spec.Containers {
+		for name, q := range pod.Spec.Containers[i].Resources.Requests {
+			switch name {
+			case v1.ResourceCPU:
+				l.MilliCPU += q.MilliValue()
+			default:
+				l.Set(name, l.Get(name)+q.Value())
+			}
+		}
+	}
+	return l, true
 }
 
 // Get returns the amount of one resource.

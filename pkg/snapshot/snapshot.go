@@ -22,6 +22,9 @@ type Options struct {
 	Now time.Time
 	// NodeSelector restricts the considered nodes; nil selects all.
 	NodeSelector labels.Selector
+	// History is the eviction history and hysteresis state of earlier
+	// cycles; nil means none.
+	History *History
 }
 
 // Snapshot is the immutable view of the cluster for one cycle.
@@ -38,6 +41,7 @@ type Snapshot struct {
 	namespaces      map[string]*v1.Namespace
 	nodeUsage       map[string]Series
 	podUsage        map[types.NamespacedName]Series
+	history         *History
 }
 
 // New builds a snapshot. Only Ready nodes that match opts.NodeSelector are
@@ -52,6 +56,7 @@ func New(objs Objects, opts Options) (*Snapshot, error) {
 		namespaces:      make(map[string]*v1.Namespace, len(objs.Namespaces)),
 		nodeUsage:       sortedSeries(objs.NodeMetrics),
 		podUsage:        sortedSeries(objs.PodMetrics),
+		history:         opts.History,
 	}
 	for _, n := range objs.Nodes {
 		if _, dup := s.byName[n.Name]; dup {
@@ -197,6 +202,10 @@ func (s *Snapshot) NodeSamples(node string) Series { return s.nodeUsage[node] }
 func (s *Snapshot) PodSamples(namespace, name string) Series {
 	return s.podUsage[types.NamespacedName{Namespace: namespace, Name: name}]
 }
+
+// History returns the eviction history of earlier cycles; a nil *History
+// answers every query with "nothing".
+func (s *Snapshot) History() *History { return s.history }
 
 // WithoutPods returns a snapshot in which the given pods are gone from their
 // nodes (their requests no longer count). Untouched nodes are shared; s is

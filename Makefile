@@ -23,8 +23,11 @@ run: build
 example:
 	$(GO) run ./hack/genexample deploy/examples/cluster.yaml
 
-## test: vet, every unit test, and a short fuzzing run of each parser.
+## test: vet, every unit test, a short fuzzing run of each parser, then the
+## end-to-end suite against a real control plane (E2E_SKIP=1 skips it for
+## fast local loops; CI never sets it).
 test: vet unit fuzz
+	$(MAKE) e2e
 
 vet:
 	$(GO) vet ./...
@@ -41,3 +44,5 @@ bench:
 
 clean:
 	rm -rf bin
+
+include test/e2e/e2e.mk

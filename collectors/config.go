@@ -57,6 +57,10 @@ type MetricsUtilization struct {
 	// KubernetesMetrics (metrics-server) or Prometheus. A metrics source
 	// needs a matching top-level metricsProviders entry (CheckProvider).
 	Source api.MetricsSource `json:"source,omitempty"`
+	// MetricsServer is upstream's deprecated form of source
+	// KubernetesMetrics: true with no source means source KubernetesMetrics;
+	// true together with another source is an error. It is kept as written.
+	MetricsServer bool `json:"metricsServer,omitempty"`
 	// Prometheus holds the queries used with source Prometheus; ignored
 	// with other sources.
 	Prometheus *PrometheusQueries `json:"prometheus,omitempty"`
@@ -103,12 +107,17 @@ type UsageQueries struct {
 	PodMemory string `json:"podMemory,omitempty"`
 }
 
-// Default fills every unset field with its documented default. With source
+// Default fills every unset field with its documented default; the
+// deprecated metricsServer: true without a source means KubernetesMetrics.
+// With source
 // Prometheus, an absent prometheus block is created, nodeLabel defaults to
 // "instance" and, unless only the upstream `query` is given, each empty
 // query gets its default.
 func (m *MetricsUtilization) Default() {
-	if m.Source == "" {
+	switch {
+	case m.Source == "" && m.MetricsServer:
+		m.Source = api.SourceKubernetesMetrics
+	case m.Source == "":
 		m.Source = api.SourceRequests
 	}
 	defaultDuration(&m.Window, DefaultWindow)
@@ -162,7 +171,8 @@ func defaultString(s *string, def string) {
 }
 
 // Validate reports every problem of the (defaulted) policy with its path:
-// the source is supported; window, pollInterval, maxStaleness and halfLife
+// the source is supported; metricsServer is only set with source
+// KubernetesMetrics; window, pollInterval, maxStaleness and halfLife
 // are positive; window is longer than pollInterval; maxStaleness is at least
 // pollInterval; minSamples is between 1 and window ÷ pollInterval + 1 (the
 // most a window can hold); aggregation parses; with source Prometheus, the
@@ -174,6 +184,10 @@ func (m *MetricsUtilization) Validate(path *field.Path) field.ErrorList {
 	case api.SourceRequests, api.SourceKubernetesMetrics, api.SourcePrometheus:
 	default:
 		errs = append(errs, field.NotSupported(path.Child("source"), m.Source, Sources()))
+	}
+	if m.MetricsServer && m.Source != api.SourceKubernetesMetrics {
+		errs = append(errs, field.Invalid(path.Child("metricsServer"), true, fmt.Sprintf(
+			"deprecated form of source KubernetesMetrics; may not be set together with source %s", m.Source)))
 	}
 	errs = append(errs, positive(m.Window, path.Child("window"))...)
 	errs = append(errs, positive(m.PollInterval, path.Child("pollInterval"))...)

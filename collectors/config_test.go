@@ -36,6 +36,19 @@ func TestDefault(t *testing.T) {
 	}
 }
 
+func TestDefaultDeprecatedMetricsServer(t *testing.T) {
+	m := MetricsUtilization{MetricsServer: true}
+	m.Default()
+	if m.Source != api.SourceKubernetesMetrics || !m.MetricsServer {
+		t.Fatalf("metricsServer: true defaulted to source %q (metricsServer %v), want KubernetesMetrics", m.Source, m.MetricsServer)
+	}
+	m = MetricsUtilization{MetricsServer: true, Source: api.SourcePrometheus}
+	m.Default()
+	if m.Source != api.SourcePrometheus {
+		t.Fatalf("an explicit source was replaced: %q", m.Source)
+	}
+}
+
 func TestDefaultPrometheus(t *testing.T) {
 	tests := []struct {
 		name string
@@ -126,6 +139,15 @@ func TestValidate(t *testing.T) {
 		},
 		{name: "prometheus: node label allowed", m: MetricsUtilization{Source: api.SourcePrometheus,
 			Prometheus: &PrometheusQueries{NodeLabel: "node"}}},
+		{name: "deprecated metricsServer alone", m: MetricsUtilization{MetricsServer: true}},
+		{name: "deprecated metricsServer with source KubernetesMetrics",
+			m: MetricsUtilization{MetricsServer: true, Source: api.SourceKubernetesMetrics}},
+		{name: "deprecated metricsServer with another source",
+			m:    MetricsUtilization{MetricsServer: true, Source: api.SourcePrometheus, Prometheus: &PrometheusQueries{Query: "q"}},
+			want: []string{"FieldValueInvalid m.metricsServer"}},
+		{name: "deprecated metricsServer with explicit Requests",
+			m:    MetricsUtilization{MetricsServer: true, Source: api.SourceRequests},
+			want: []string{"FieldValueInvalid m.metricsServer"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -36,6 +36,10 @@ type DeschedulerPolicy struct {
 	EvictionFailureEventNotification *bool `json:"evictionFailureEventNotification,omitempty"`
 	// MetricsProviders configure where usage comes from.
 	MetricsProviders []MetricsProvider `json:"metricsProviders,omitempty"`
+	// MetricsCollector is upstream's deprecated form of a KubernetesMetrics
+	// provider: enabled: true counts as metricsProviders: [{source:
+	// KubernetesMetrics}].
+	MetricsCollector *MetricsCollector `json:"metricsCollector,omitempty"`
 	// GracePeriodSeconds is passed to every eviction; nil uses the pod's own.
 	GracePeriodSeconds *int64 `json:"gracePeriodSeconds,omitempty"`
 }
@@ -88,10 +92,30 @@ type MetricsProvider struct {
 	Prometheus *Prometheus   `json:"prometheus,omitempty"`
 }
 
+// MetricsCollector is the deprecated top-level switch for metrics-server.
+type MetricsCollector struct {
+	// Enabled true means a KubernetesMetrics provider.
+	Enabled bool `json:"enabled,omitempty"`
+}
+
 // Prometheus is the connection to a Prometheus server.
 type Prometheus struct {
-	URL       string     `json:"url,omitempty"`
+	// URL is the server's base URL (http or https).
+	URL string `json:"url,omitempty"`
+	// AuthToken names the Secret whose key prometheusAuthToken holds the
+	// bearer token.
 	AuthToken *AuthToken `json:"authToken,omitempty"`
+	// BearerTokenFile is a file holding the bearer token, re-read when it
+	// changes; not together with authToken.
+	BearerTokenFile string `json:"bearerTokenFile,omitempty"`
+	// CAFile is a PEM bundle of the CAs trusted for https (default: the
+	// system pool).
+	CAFile string `json:"caFile,omitempty"`
+	// InsecureSkipVerify disables TLS certificate verification (default
+	// false).
+	InsecureSkipVerify bool `json:"insecureSkipVerify,omitempty"`
+	// Timeout limits each request (default 10s).
+	Timeout *metav1.Duration `json:"timeout,omitempty"`
 }
 
 // AuthToken points at a Secret holding the bearer token under key

@@ -19,7 +19,8 @@ import (
 // enabled at an extension point it does not implement or enabled twice,
 // a plugin both enabled and disabled at one point, DefaultEvictor disabled,
 // two pluginConfigs for one plugin, and each plugin's own Args.Validate
-// errors (under profiles[i].pluginConfig[j].args).
+// errors (under profiles[i].pluginConfig[j].args), and a metrics source
+// used by plugin args (MetricsConsumer) without its metricsProviders entry.
 //
 // Plugin args are validated only when PluginConfig.Decoded is set, as Load
 // does; Validate does not decode or default anything.
@@ -32,6 +33,7 @@ func Validate(p *DeschedulerPolicy, reg *framework.Registry) field.ErrorList {
 	errs = append(errs, validateNodeSelector(p.NodeSelector, field.NewPath("nodeSelector"))...)
 	errs = append(errs, validateMetricsProviders(p.MetricsProviders, field.NewPath("metricsProviders"))...)
 	errs = append(errs, validateProfiles(p.Profiles, reg, field.NewPath("profiles"))...)
+	errs = append(errs, validateMetricsConsumers(p, field.NewPath("profiles"))...)
 	return errs
 }
 
@@ -86,8 +88,9 @@ func validateMetricsProviders(providers []MetricsProvider, path *field.Path) fie
 	return errs
 }
 
-// validatePrometheus requires an http(s) URL and, when an auth token is
-// configured, a secret reference with namespace and name.
+// validatePrometheus requires an http(s) URL, a timeout that is not
+// negative and, when an auth token is configured, a secret reference with
+// namespace and name and no bearerTokenFile.
 func validatePrometheus(pr *Prometheus, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	switch {
@@ -98,8 +101,14 @@ func validatePrometheus(pr *Prometheus, path *field.Path) field.ErrorList {
 			errs = append(errs, field.Invalid(path.Child("url"), pr.URL, msg))
 		}
 	}
+	if pr != nil && pr.Timeout != nil && pr.Timeout.Duration < 0 {
+		errs = append(errs, field.Invalid(path.Child("timeout"), pr.Timeout.Duration.String(), "must not be negative"))
+	}
 	if pr == nil || pr.AuthToken == nil {
 		return errs
+	}
+	if pr.BearerTokenFile != "" {
+		errs = append(errs, field.Forbidden(path.Child("bearerTokenFile"), "may not be set together with authToken"))
 	}
 	refPath := path.Child("authToken", "secretReference")
 	ref := pr.AuthToken.SecretReference

@@ -3,6 +3,7 @@ package highnodeutilization
 import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/usage-descheduler/descheduler/collectors"
 	"github.com/usage-descheduler/descheduler/pkg/api"
 	"github.com/usage-descheduler/descheduler/pkg/framework"
 	nu "github.com/usage-descheduler/descheduler/strategies/nodeutilization"
@@ -22,21 +23,57 @@ type Args struct {
 	// EvictableNamespaces excludes namespaces from eviction (exclude only;
 	// include is rejected). Default none.
 	EvictableNamespaces *api.Namespaces `json:"evictableNamespaces,omitempty"`
+	// MetricsUtilization says where usage comes from (source Requests,
+	// KubernetesMetrics or Prometheus, with upstream's deprecated
+	// metricsServer: true meaning KubernetesMetrics) and how its samples
+	// are smoothed; see collectors.MetricsUtilization for every field and
+	// default. Absent, it defaults to source Requests. A metrics source
+	// needs its top-level metricsProviders entry. Classification is still
+	// request-based; the collected usage is reported by simulate.
+	MetricsUtilization *collectors.MetricsUtilization `json:"metricsUtilization,omitempty"`
 }
 
-var _ framework.Args = (*Args)(nil)
+var (
+	_ framework.Args      = (*Args)(nil)
+	_ api.MetricsConsumer = (*Args)(nil)
+)
 
 // Default fills unnamed cpu, memory and pods thresholds with 100. A
-// missing map stays missing so that Validate reports it. Other fields
-// default to their zero values.
+// missing map stays missing so that Validate reports it.
+// metricsUtilization gets its defaults (source Requests when absent). Other
+// fields default to their zero values.
 func (a *Args) Default() {
 	nu.DefaultThresholds(a.Thresholds, nil, false)
+	a.defaultMetricsUtilization()
 }
 
 // Validate reports every problem with its field path: thresholds present,
 // values in [0, 100], supported resource names, numberOfNodes >= 0,
-// evictionLimits.node >= 0, no evictableNamespaces.include.
+// evictionLimits.node >= 0, no evictableNamespaces.include, and
+// metricsUtilization (under metricsUtilization).
 func (a *Args) Validate(path *field.Path) field.ErrorList {
 	errs := nu.ValidateThresholds(a.Thresholds, path.Child("thresholds"))
-	return append(errs, nu.ValidateCommon(a.NumberOfNodes, a.EvictionLimits, a.EvictableNamespaces, path)...)
+	errs = append(errs, nu.ValidateCommon(a.NumberOfNodes, a.EvictionLimits, a.EvictableNamespaces, path)...)
+	if a.MetricsUtilization != nil {
+		errs = append(errs, a.MetricsUtilization.Validate(path.Child("metricsUtilization"))...)
+	}
+	return errs
 }
+
+func (a *Args) defaultMetricsUtilization() {
+	if a.MetricsUtilization == nil {
+		a.MetricsUtilization = &collectors.MetricsUtilization{}
+	}
+	a.MetricsUtilization.Default()
+}
+
+// MetricsSources returns the configured usage source (none before Default).
+func (a *Args) MetricsSources() []api.MetricsSource {
+	if a.MetricsUtilization == nil {
+		return nil
+	}
+	return []api.MetricsSource{a.MetricsUtilization.Source}
+}
+
+// MetricsConfig returns the metricsUtilization block (nil before Default).
+func (a *Args) MetricsConfig() *collectors.MetricsUtilization { return a.MetricsUtilization }

@@ -206,6 +206,13 @@ func TestArgs(t *testing.T) {
 		name: "defaults", yaml: `{thresholds: {cpu: 20, nvidia.com/gpu: 10}}`,
 		want: nu.Thresholds{v1.ResourceCPU: 20, gpu: 10, v1.ResourceMemory: 100, v1.ResourcePods: 100},
 	}, {
+		name: "metricsUtilization problems under their path",
+		yaml: `{thresholds: {cpu: 20}, metricsUtilization: {source: Requests, metricsServer: true, pollInterval: 0s}}`,
+		wantErrs: []string{
+			`args.metricsUtilization.metricsServer: Invalid value: true: deprecated form of source KubernetesMetrics; may not be set together with source Requests`,
+			`args.metricsUtilization.pollInterval: Invalid value: "0s": must be greater than 0`,
+		},
+	}, {
 		name:     "missing thresholds",
 		yaml:     `{numberOfNodes: 1}`,
 		wantErrs: []string{"args.thresholds: Required value: at least one resource threshold is required"},

@@ -8,9 +8,19 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 
+	"github.com/usage-descheduler/descheduler/collectors"
+	"github.com/usage-descheduler/descheduler/collectors/window"
 	"github.com/usage-descheduler/descheduler/pkg/api"
 	nu "github.com/usage-descheduler/descheduler/strategies/nodeutilization"
 )
+
+// defaultMetrics is a metricsUtilization block with source and every
+// default.
+func defaultMetrics(source api.MetricsSource) *collectors.MetricsUtilization {
+	m := &collectors.MetricsUtilization{Source: source}
+	m.Default()
+	return m
+}
 
 func TestArgsDecodeDefaultValidate(t *testing.T) {
 	tests := []struct {
@@ -34,6 +44,7 @@ evictableNamespaces: {exclude: [kube-system]}
 				TargetThresholds: nu.Thresholds{v1.ResourceCPU: 50, v1.ResourceMemory: 50, v1.ResourcePods: 100},
 				NumberOfNodes:    3, EvictionLimits: &nu.EvictionLimits{Node: &two},
 				EvictableNamespaces: &api.Namespaces{Exclude: []string{"kube-system"}},
+				MetricsUtilization:  defaultMetrics(api.SourceRequests),
 			}
 		}(),
 	}, {
@@ -67,7 +78,38 @@ evictableNamespaces: {include: [default]}
 		name: "deviation: thresholds may exceed targets, nothing defaulted",
 		yaml: `{useDeviationThresholds: true, thresholds: {cpu: 30}, targetThresholds: {cpu: 10}}`,
 		wantArgs: &Args{UseDeviationThresholds: true,
-			Thresholds: nu.Thresholds{v1.ResourceCPU: 30}, TargetThresholds: nu.Thresholds{v1.ResourceCPU: 10}},
+			Thresholds: nu.Thresholds{v1.ResourceCPU: 30}, TargetThresholds: nu.Thresholds{v1.ResourceCPU: 10},
+			MetricsUtilization: defaultMetrics(api.SourceRequests)},
+	}, {
+		name: "metrics-server source, every other metricsUtilization field defaulted",
+		yaml: `{thresholds: {cpu: 20}, targetThresholds: {cpu: 50}, metricsUtilization: {source: KubernetesMetrics}}`,
+		wantArgs: &Args{
+			Thresholds:         nu.Thresholds{v1.ResourceCPU: 20, v1.ResourceMemory: 100, v1.ResourcePods: 100},
+			TargetThresholds:   nu.Thresholds{v1.ResourceCPU: 50, v1.ResourceMemory: 100, v1.ResourcePods: 100},
+			MetricsUtilization: defaultMetrics(api.SourceKubernetesMetrics),
+		},
+	}, {
+		name: "upstream's deprecated metricsServer: true means KubernetesMetrics",
+		yaml: `{thresholds: {cpu: 20}, targetThresholds: {cpu: 50}, metricsUtilization: {metricsServer: true}}`,
+		wantArgs: &Args{
+			Thresholds:       nu.Thresholds{v1.ResourceCPU: 20, v1.ResourceMemory: 100, v1.ResourcePods: 100},
+			TargetThresholds: nu.Thresholds{v1.ResourceCPU: 50, v1.ResourceMemory: 100, v1.ResourcePods: 100},
+			MetricsUtilization: func() *collectors.MetricsUtilization {
+				m := defaultMetrics(api.SourceKubernetesMetrics)
+				m.MetricsServer = true
+				return m
+			}(),
+		},
+	}, {
+		// 1m window ÷ 15s poll + 1 = 5 samples at most < minSamples 10.
+		name: "metricsUtilization problems under their path",
+		yaml: `{thresholds: {cpu: 20}, targetThresholds: {cpu: 50}, metricsUtilization: {source: Datadog, ` +
+			`window: 1m, minSamples: 10, aggregation: median}}`,
+		wantErrs: []string{
+			`args.metricsUtilization.source: Unsupported value: "Datadog": supported values: "Requests", "KubernetesMetrics", "Prometheus"`,
+			"args.metricsUtilization.minSamples: Invalid value: 10: must be at most 5: a 1m0s window polled every 15s holds at most 5 samples",
+			`args.metricsUtilization.aggregation: Invalid value: "median": ` + window.AggregationHelp,
+		},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -98,5 +140,23 @@ func TestNewRejectsWrongArgs(t *testing.T) {
 	}
 	if _, err := New(nil, depsNone); err == nil {
 		t.Error("New accepted nil args")
+	}
+}
+
+func TestMetricsSources(t *testing.T) {
+	a := &Args{}
+	if got := a.MetricsSources(); got != nil {
+		t.Errorf("undefaulted args: sources %v, want none", got)
+	}
+	a.Default()
+	if got := a.MetricsSources(); !reflect.DeepEqual(got, []api.MetricsSource{api.SourceRequests}) {
+		t.Errorf("defaulted args: sources %v, want [Requests]", got)
+	}
+	a.MetricsUtilization.Source = api.SourcePrometheus
+	if got := a.MetricsSources(); !reflect.DeepEqual(got, []api.MetricsSource{api.SourcePrometheus}) {
+		t.Errorf("sources %v, want [Prometheus]", got)
+	}
+	if a.MetricsConfig() != a.MetricsUtilization {
+		t.Error("MetricsConfig does not return the block")
 	}
 }

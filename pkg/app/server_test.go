@@ -1,0 +1,173 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	testclock "k8s.io/utils/clock/testing"
+
+	"github.com/usage-descheduler/descheduler/collectors"
+	"github.com/usage-descheduler/descheduler/pkg/metrics"
+)
+
+func get(t *testing.T, srv *httptest.Server, path string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(srv.URL + path)
+	if err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("reading %s: %v", path, err)
+	}
+	return resp.StatusCode, string(body)
+}
+
+func TestProbes(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := metrics.New(reg, "dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.SetLeader(true)
+	s := NewServer(reg)
+	synced := NewFlag("informer caches not synced yet")
+	s.AddReadinessCheck(ReadinessCheck{Name: "informers", Check: synced.Check})
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+
+	if code, body := get(t, srv, "/healthz"); code != http.StatusOK || body != "ok\n" {
+		t.Errorf("/healthz = %d %q, want 200 ok", code, body)
+	}
+	code, body := get(t, srv, "/readyz")
+	if code != http.StatusServiceUnavailable || !strings.Contains(body, "[-]informers: informer caches not synced yet") {
+		t.Errorf("/readyz before sync = %d %q, want 503 naming the informers", code, body)
+	}
+	synced.Set()
+	if code, body := get(t, srv, "/readyz"); code != http.StatusOK || !strings.Contains(body, "[+]informers ok") {
+		t.Errorf("/readyz after sync = %d %q, want 200", code, body)
+	}
+	// A check appended later (a usage collector) takes part at once.
+	s.AddReadinessCheck(ReadinessCheck{Name: "collector-Prometheus", Check: func() error { return errors.New("stale") }})
+	code, body = get(t, srv, "/readyz")
+	if code != http.StatusServiceUnavailable || !strings.Contains(body, "[-]collector-Prometheus: stale") ||
+		!strings.Contains(body, "[+]informers ok") {
+		t.Errorf("/readyz with a failing check = %d %q, want 503 listing both", code, body)
+	}
+	code, body = get(t, srv, "/metrics")
+	if code != http.StatusOK || !strings.Contains(body, "descheduler_leader 1") {
+		t.Errorf("/metrics = %d, want 200 with descheduler_leader 1; body:\n%s", code, body)
+	}
+	resp, err := http.Post(srv.URL+"/healthz", "text/plain", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("POST /healthz = %d, want 405", resp.StatusCode)
+	}
+}
+
+func TestServerStartAndStop(t *testing.T) {
+	s := NewServer(prometheus.NewRegistry())
+	stop, err := s.Start(context.Background(), "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	stop()
+
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	if _, err := s.Start(context.Background(), busy.Addr().String()); err == nil {
+		t.Error("Start on a busy port succeeded, want an error")
+	}
+}
+
+type fakeCollector struct{ st collectors.Status }
+
+func (f fakeCollector) Name() string              { return "KubernetesMetrics" }
+func (f fakeCollector) Status() collectors.Status { return f.st }
+
+func TestCollectorReadiness(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	clk := testclock.NewFakePassiveClock(now)
+	cases := []struct {
+		name    string
+		st      collectors.Status
+		wantErr string // "" for ready
+	}{
+		// 30s old <= max age 2m.
+		{"fresh", collectors.Status{LastSuccess: now.Add(-30 * time.Second)}, ""},
+		{"never polled", collectors.Status{}, "last success never"},
+		// 5m old > 2m; the last error is reported.
+		{"stale with error", collectors.Status{LastSuccess: now.Add(-5 * time.Minute),
+			LastError: errors.New("503 from metrics-server")}, "503 from metrics-server"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := CollectorReadiness(fakeCollector{tc.st}, clk, 2*time.Minute)
+			if c.Name != "collector-KubernetesMetrics" {
+				t.Errorf("name = %q", c.Name)
+			}
+			err := c.Check()
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Errorf("Check = %v, want ready", err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Errorf("Check = %v, want an error containing %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestRunOptionsValidate(t *testing.T) {
+	cases := []struct {
+		name    string
+		args    []string
+		wantErr string
+	}{
+		{"no policy", nil, "--policy-config-file is required"},
+		{"leader election one-shot", []string{"--policy-config-file", "p", "--leader-elect"}, "--descheduling-interval > 0"},
+		{"bad port", []string{"--policy-config-file", "p", "--port", "70000"}, "not a TCP port"},
+		{"negative interval", []string{"--policy-config-file", "p", "--descheduling-interval", "-1s"}, "must not be negative"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := run(t, tc.args...)
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("error = %v, want one containing %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestRunFlagDefaults(t *testing.T) {
+	cmd := NewRootCommand(io.Discard, io.Discard)
+	want := map[string]string{
+		"leader-elect": "false", "leader-elect-lease-duration": "15s", "leader-elect-renew-deadline": "10s",
+		"leader-elect-retry-period": "2s", "leader-elect-resource-name": "descheduler", "leader-elect-resource-lock": "leases",
+		"leader-elect-resource-namespace": "", "bind-address": "0.0.0.0", "port": "10258",
+	}
+	for name, def := range want {
+		f := cmd.Flags().Lookup(name)
+		if f == nil {
+			t.Errorf("flag --%s missing", name)
+			continue
+		}
+		if f.DefValue != def {
+			t.Errorf("--%s default = %q, want %q", name, f.DefValue, def)
+		}
+	}
+}

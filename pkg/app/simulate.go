@@ -1,0 +1,104 @@
+package app
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/klog/v2"
+
+	"github.com/usage-descheduler/descheduler/pkg/descheduler"
+	"github.com/usage-descheduler/descheduler/pkg/evictor"
+	"github.com/usage-descheduler/descheduler/pkg/snapshot"
+	"github.com/usage-descheduler/descheduler/pkg/usage"
+)
+
+// SimulateOptions are the flags of `descheduler simulate`.
+type SimulateOptions struct {
+	Policy    string
+	Snapshots []string
+	Now       string
+	Output    string
+}
+
+func newSimulateCommand() *cobra.Command {
+	o := &SimulateOptions{}
+	cmd := &cobra.Command{
+		Use:   "simulate --policy FILE --snapshot PATH",
+		Short: "Run one dry-run cycle on a cluster snapshot and print the plan",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runSimulate(cmd, o)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&o.Policy, "policy", "", "policy file (v1alpha2 or v1alpha1)")
+	fs.StringArrayVar(&o.Snapshots, "snapshot", nil, "snapshot file or directory (kubectl get -o yaml output); - for stdin; repeatable")
+	fs.StringVar(&o.Now, "now", "", "the cycle's clock as RFC3339 (default: the time the command runs)")
+	fs.StringVarP(&o.Output, "output", "o", "table", "output format: table or json")
+	_ = cmd.MarkFlagRequired("policy")
+	_ = cmd.MarkFlagRequired("snapshot")
+	return cmd
+}
+
+func runSimulate(cmd *cobra.Command, o *SimulateOptions) error {
+	if o.Output != "table" && o.Output != "json" {
+		return fmt.Errorf("--output must be table or json, not %q", o.Output)
+	}
+	now, err := parseNow(o.Now)
+	if err != nil {
+		return err
+	}
+	policy, reg, err := loadPolicy(o.Policy)
+	if err != nil {
+		return err
+	}
+	profiles, err := descheduler.BuildProfiles(policy, reg)
+	if err != nil {
+		return err
+	}
+	objs, warnings, err := snapshot.LoadFiles(o.Snapshots, cmd.InOrStdin())
+	if err != nil {
+		return err
+	}
+	for _, w := range warnings {
+		klog.FromContext(cmd.Context()).Info("Snapshot warning", "warning", w)
+	}
+	sel, err := nodeSelector(policy)
+	if err != nil {
+		return err
+	}
+	snap, err := snapshot.New(objs, snapshot.Options{Now: now, NodeSelector: sel})
+	if err != nil {
+		return fmt.Errorf("building the snapshot: %w", err)
+	}
+	cycle := &descheduler.Cycle{Profiles: profiles, Limits: descheduler.LimitsFromPolicy(policy),
+		Executor: evictor.DryRunExecutor{}}
+	rep := cycle.Run(cmd.Context(), snap)
+	view := usage.Compute(snap, usageWindow(policy))
+	out := buildSimulation(cmd.Context(), snap, profiles, []*descheduler.Report{rep}, view)
+	out.Warnings = warnings
+	if err := writeSimulation(cmd.OutOrStdout(), o.Output, out); err != nil {
+		return err
+	}
+	return rep.Err()
+}
+
+func parseNow(s string) (time.Time, error) {
+	if s == "" {
+		return time.Now().UTC(), nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("--now: %w", err)
+	}
+	return t, nil
+}
+
+func writeSimulation(w io.Writer, format string, out *Simulation) error {
+	if format == "json" {
+		return out.WriteJSON(w)
+	}
+	return out.WriteTable(w)
+}

@@ -1,0 +1,170 @@
+// Package metrics defines the descheduler's Prometheus metrics on an
+// injected prometheus.Registerer. Every label is bounded: strategy and
+// profile names come from the policy, result and class from fixed enums;
+// pod names, node names and error texts never become labels.
+//
+// Metrics defined here:
+//   - descheduler_pods_evicted_total{strategy,profile,result}: attempted
+//     evictions by outcome (success|blocked_by_pdb|error|dry_run);
+//   - descheduler_cycle_duration_seconds: histogram of whole cycles
+//     (snapshot, planning and evictions);
+//   - descheduler_cycles_total{result}: cycles by outcome (success|error);
+//   - descheduler_strategy_duration_seconds{strategy,profile}: histogram of
+//     one strategy's planning and evictions in one cycle;
+//   - descheduler_nodes_classified{strategy,class}: nodes per class at the
+//     strategy's last run (the last profile running it wins);
+//   - descheduler_leader: 1 while this instance runs cycles (it holds the
+//     lease, or leader election is off), else 0;
+//   - descheduler_build_info{version,goversion}: always 1.
+//
+// The usage collectors' metrics (descheduler_usage_samples_age_seconds and
+// descheduler_collector_errors_total, both by source) are defined in
+// package collectors; pass the same Registerer in collectors.Settings.
+package metrics
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/usage-descheduler/descheduler/pkg/descheduler"
+	"github.com/usage-descheduler/descheduler/pkg/framework"
+)
+
+// Cycle results, the values of descheduler_cycles_total's result label.
+const (
+	CycleSuccess = "success"
+	CycleError   = "error"
+)
+
+// durationBuckets cover 5 ms to about 5 minutes: 5ms * 2.5^k for k = 0..12
+// (5ms, 12.5ms, 31ms, 78ms, 0.2s, 0.5s, 1.2s, 3s, 7.6s, 19s, 48s, 119s, 298s).
+var durationBuckets = prometheus.ExponentialBuckets(0.005, 2.5, 13)
+
+// knownClasses are reported for every classifying strategy, 0 when empty,
+// so a class that empties out drops to 0 instead of keeping its old value.
+var knownClasses = []string{framework.ClassUnderutilized, framework.ClassAppropriate, framework.ClassOverutilized}
+
+// Metrics are the descheduler's own metrics. It implements
+// descheduler.Observer; all methods are safe for concurrent use.
+type Metrics struct {
+	podsEvicted      *prometheus.CounterVec
+	cycleDuration    prometheus.Histogram
+	cycles           *prometheus.CounterVec
+	strategyDuration *prometheus.HistogramVec
+	nodesClassified  *prometheus.GaugeVec
+	leader           prometheus.Gauge
+}
+
+var _ descheduler.Observer = (*Metrics)(nil)
+
+// New creates the metrics and registers them, with the build info for
+// version, on reg. It fails when one is already registered there.
+func New(reg prometheus.Registerer, version string) (*Metrics, error) {
+	m := &Metrics{
+		podsEvicted: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "descheduler_pods_evicted_total",
+			Help: "Attempted evictions by strategy, profile and result (success, blocked_by_pdb, error, dry_run).",
+		}, []string{"strategy", "profile", "result"}),
+		cycleDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "descheduler_cycle_duration_seconds",
+			Help:    "Duration of descheduling cycles: snapshot, planning and evictions.",
+			Buckets: durationBuckets,
+		}),
+		cycles: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "descheduler_cycles_total",
+			Help: "Descheduling cycles by result: error when the snapshot or a strategy failed, else success.",
+		}, []string{"result"}),
+		strategyDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "descheduler_strategy_duration_seconds",
+			Help:    "Duration of one strategy's planning and evictions in a cycle, by strategy and profile.",
+			Buckets: durationBuckets,
+		}, []string{"strategy", "profile"}),
+		nodesClassified: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "descheduler_nodes_classified",
+			Help: "Nodes per class (underutilized, appropriate, overutilized) at the strategy's last run.",
+		}, []string{"strategy", "class"}),
+		leader: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "descheduler_leader",
+			Help: "1 while this instance runs cycles (holds the lease, or leader election is off), else 0.",
+		}),
+	}
+	buildInfo := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name:        "descheduler_build_info",
+		Help:        "Always 1; the labels give the descheduler's version and the Go version it was built with.",
+		ConstLabels: prometheus.Labels{"version": version, "goversion": runtime.Version()},
+	})
+	buildInfo.Set(1)
+	// Both outcomes exist from the start, so rate() and alerts on errors
+	// work before the first failure.
+	m.cycles.WithLabelValues(CycleSuccess)
+	m.cycles.WithLabelValues(CycleError)
+	for _, c := range []prometheus.Collector{m.podsEvicted, m.cycleDuration, m.cycles, m.strategyDuration,
+		m.nodesClassified, m.leader, buildInfo} {
+		if err := reg.Register(c); err != nil {
+			return nil, fmt.Errorf("registering the descheduler metrics: %w", err)
+		}
+	}
+	return m, nil
+}
+
+// NewRegistry returns a registry with the Go runtime, process and Go build
+// collectors, ready for New and the usage collectors.
+func NewRegistry() *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		collectors.NewBuildInfoCollector(),
+	)
+	return reg
+}
+
+// EvictionDone implements descheduler.Observer: it counts the attempt by
+// its result.
+func (m *Metrics) EvictionDone(_ context.Context, rec descheduler.Record) {
+	m.podsEvicted.WithLabelValues(rec.Strategy, rec.Profile, string(rec.Result)).Inc()
+}
+
+// StrategyDone implements descheduler.Observer.
+func (m *Metrics) StrategyDone(profile, strategy string, took time.Duration) {
+	m.strategyDuration.WithLabelValues(strategy, profile).Observe(took.Seconds())
+}
+
+// Classified implements descheduler.Observer: it sets the number of nodes
+// per class for the strategy (0 for a known class without nodes).
+func (m *Metrics) Classified(_, strategy string, classes map[string]string) {
+	counts := make(map[string]int, len(knownClasses))
+	for _, c := range knownClasses {
+		counts[c] = 0
+	}
+	for _, c := range classes {
+		counts[c]++
+	}
+	for class, n := range counts {
+		m.nodesClassified.WithLabelValues(strategy, class).Set(float64(n))
+	}
+}
+
+// CycleDone implements descheduler.Observer.
+func (m *Metrics) CycleDone(took time.Duration, err error) {
+	m.cycleDuration.Observe(took.Seconds())
+	result := CycleSuccess
+	if err != nil {
+		result = CycleError
+	}
+	m.cycles.WithLabelValues(result).Inc()
+}
+
+// SetLeader sets descheduler_leader to 1 (leading) or 0.
+func (m *Metrics) SetLeader(leading bool) {
+	v := 0.0
+	if leading {
+		v = 1
+	}
+	m.leader.Set(v)
+}

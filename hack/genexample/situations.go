@@ -34,7 +34,7 @@ func tinyPods() []*v1.Pod {
 		for k := 0; k < 5; k++ {
 			pods = append(pods, b.MakePod("shop", "agent-"+nodeName(i)+"-"+string(rune('a'+k))).Node(nodeName(i)).
 				OwnedBy("ReplicaSet", "agent-77c").Label("app", "agent").Image("agent:2").
-				Tolerate("dedicated", v1.TaintEffectNoSchedule).Created(now.Add(-72 * time.Hour)).Obj())
+				Tolerate("dedicated", v1.TaintEffectNoSchedule).Created(now.Add(-72*time.Hour)).Obj())
 		}
 	}
 	return pods
@@ -46,7 +46,7 @@ func duplicates() []*v1.Pod {
 	for k, n := range []int{5, 5, 5, 6} {
 		pods = append(pods, b.MakePod("shop", "cart-6f7d-"+string(rune('a'+k))).Node(nodeName(n)).
 			Req("200m", "256Mi").OwnedBy("ReplicaSet", "cart-6f7d").Label("app", "cart").Image("cart:3").
-			Created(now.Add(-24 * time.Hour)).Obj())
+			Created(now.Add(-24*time.Hour)).Obj())
 	}
 	return pods
 }
@@ -59,7 +59,7 @@ func zoneSkew() []*v1.Pod {
 		pods = append(pods, b.MakePod("shop", "search-7b-"+string(rune('a'+k))).Node(nodeName(n)).
 			Req("250m", "512Mi").OwnedBy("ReplicaSet", "search-7b").Label("app", "search").Image("search:9").
 			TopologySpread(1, zoneKey, v1.DoNotSchedule, map[string]string{"app": "search"}).
-			Created(now.Add(-24 * time.Hour)).Obj())
+			Created(now.Add(-24*time.Hour)).Obj())
 	}
 	return pods
 }

@@ -155,12 +155,17 @@ func IsTerminal(p *v1.Pod) bool {
 	return p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed
 }
 
+// sortedSeries returns the series sorted by time. A series that is
+// already sorted (collector exports always are) is used as is, without a
+// copy: the snapshot owns Objects after New.
 func sortedSeries[K comparable](in map[K]Series) map[K]Series {
 	out := make(map[K]Series, len(in))
 	for k, s := range in {
-		c := slices.Clone(s)
-		sort.SliceStable(c, func(i, j int) bool { return c[i].Time.Before(c[j].Time) })
-		out[k] = c
+		if !slices.IsSortedFunc(s, func(a, b Sample) int { return a.Time.Compare(b.Time) }) {
+			s = slices.Clone(s)
+			slices.SortStableFunc(s, func(a, b Sample) int { return a.Time.Compare(b.Time) })
+		}
+		out[k] = s
 	}
 	return out
 }

@@ -52,7 +52,8 @@ type Sample struct {
 // Series is a time-ordered list of samples (oldest first).
 type Series []Sample
 
-// Objects are the raw inputs of a snapshot, from informers or files.
+// Objects are the raw inputs of a snapshot, from informers or files. New
+// takes ownership: neither the objects nor the series may be modified after.
 type Objects struct {
 	Nodes           []*v1.Node
 	Pods            []*v1.Pod

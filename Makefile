@@ -23,10 +23,12 @@ run: build
 example:
 	$(GO) run ./hack/genexample deploy/examples/cluster.yaml
 
-## test: vet, every unit test, a short fuzzing run of each parser, then the
+## test: vet, every unit test, a short fuzzing run of each parser, the
+## deployment checks (helm lint/template, kustomize, image binary), then the
 ## end-to-end suite against a real control plane (E2E_SKIP=1 skips it for
 ## fast local loops; CI never sets it).
 test: vet unit fuzz
+	$(MAKE) deploy-check
 	$(MAKE) e2e
 
 vet:
@@ -46,3 +48,4 @@ clean:
 	rm -rf bin
 
 include test/e2e/e2e.mk
+include deploy/deploy.mk

@@ -15,9 +15,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/pflag"
 	"k8s.io/klog/v2"
-	"k8s.io/utils/clock"
-
-	"github.com/usage-descheduler/descheduler/collectors"
 )
 
 // DefaultPort is the HTTP port of /healthz, /readyz and /metrics. It is
@@ -174,32 +171,4 @@ func (f *Flag) Check() error {
 		return nil
 	}
 	return errors.New(f.reason)
-}
-
-// StatusReporter is the part of a usage collector readiness needs.
-type StatusReporter interface {
-	// Name is the source name.
-	Name() string
-	// Status is the outcome of the polls so far.
-	Status() collectors.Status
-}
-
-// CollectorReadiness returns a check that passes while the collector's
-// last successful poll is at most maxAge old and otherwise reports its
-// last error, for /readyz when a usage source is configured.
-func CollectorReadiness(c StatusReporter, clk clock.PassiveClock, maxAge time.Duration) ReadinessCheck {
-	return ReadinessCheck{Name: "collector-" + c.Name(), Check: func() error {
-		st := c.Status()
-		if st.Ready(clk.Now(), maxAge) {
-			return nil
-		}
-		when := "never"
-		if !st.LastSuccess.IsZero() {
-			when = st.LastSuccess.UTC().Format(time.RFC3339)
-		}
-		if st.LastError != nil {
-			return fmt.Errorf("no usage data within %s (last success %s): %w", maxAge, when, st.LastError)
-		}
-		return fmt.Errorf("no usage data within %s (last success %s)", maxAge, when)
-	}}
 }

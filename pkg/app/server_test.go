@@ -9,12 +9,9 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	testclock "k8s.io/utils/clock/testing"
 
-	"github.com/usage-descheduler/descheduler/collectors"
 	"github.com/usage-descheduler/descheduler/pkg/metrics"
 )
 
@@ -92,43 +89,6 @@ func TestServerStartAndStop(t *testing.T) {
 	defer busy.Close()
 	if _, err := s.Start(context.Background(), busy.Addr().String()); err == nil {
 		t.Error("Start on a busy port succeeded, want an error")
-	}
-}
-
-type fakeCollector struct{ st collectors.Status }
-
-func (f fakeCollector) Name() string              { return "KubernetesMetrics" }
-func (f fakeCollector) Status() collectors.Status { return f.st }
-
-func TestCollectorReadiness(t *testing.T) {
-	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	clk := testclock.NewFakePassiveClock(now)
-	cases := []struct {
-		name    string
-		st      collectors.Status
-		wantErr string // "" for ready
-	}{
-		// 30s old <= max age 2m.
-		{"fresh", collectors.Status{LastSuccess: now.Add(-30 * time.Second)}, ""},
-		{"never polled", collectors.Status{}, "last success never"},
-		// 5m old > 2m; the last error is reported.
-		{"stale with error", collectors.Status{LastSuccess: now.Add(-5 * time.Minute),
-			LastError: errors.New("503 from metrics-server")}, "503 from metrics-server"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			c := CollectorReadiness(fakeCollector{tc.st}, clk, 2*time.Minute)
-			if c.Name != "collector-KubernetesMetrics" {
-				t.Errorf("name = %q", c.Name)
-			}
-			err := c.Check()
-			switch {
-			case tc.wantErr == "" && err != nil:
-				t.Errorf("Check = %v, want ready", err)
-			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
-				t.Errorf("Check = %v, want an error containing %q", err, tc.wantErr)
-			}
-		})
 	}
 }
 

@@ -1,0 +1,76 @@
+#!/bin/sh
+# Checks invariants of rendered manifests (kubectl kustomize / helm
+# template output), one file per rendering: the pod is hardened and probed,
+# RBAC is least privilege. Usage: check-manifests.sh FILE...
+# Run by `make -f deploy/deploy.mk deploy-check`.
+set -eu
+
+failed=0
+fail() {
+	echo "check-manifests: $1: $2" >&2
+	failed=1
+}
+
+# must FILE PATTERN WHY: an extended regular expression that must match.
+must() {
+	grep -Eq -- "$2" "$1" || fail "$1" "$3 (no match for /$2/)"
+}
+
+# mustnot FILE PATTERN WHY
+mustnot() {
+	if grep -Eqn -- "$2" "$1"; then
+		fail "$1" "$3: $(grep -En -- "$2" "$1" | head -3 | tr '\n' ' ')"
+	fi
+}
+
+for f in "$@"; do
+	case "$f" in
+	*monitoring*)
+		must "$f" '^kind: PrometheusRule' "the alerts"
+		must "$f" 'grafana_dashboard' "the dashboard ConfigMap"
+		continue
+		;;
+	esac
+	# Pod hardening.
+	must "$f" 'priorityClassName: system-cluster-critical' "critical priority"
+	must "$f" 'runAsNonRoot: true' "non-root"
+	must "$f" 'runAsUser: 65532' "the image's nonroot uid"
+	must "$f" 'readOnlyRootFilesystem: true' "read-only root filesystem"
+	must "$f" 'allowPrivilegeEscalation: false' "no privilege escalation"
+	must "$f" '^ *- ALL$' "all capabilities dropped"
+	must "$f" 'type: RuntimeDefault' "RuntimeDefault seccomp profile"
+	must "$f" 'path: /healthz' "liveness probe"
+	must "$f" 'path: /readyz' "readiness probe"
+	must "$f" '^ *limits:' "resource limits"
+	must "$f" '^ *requests:' "resource requests"
+	must "$f" '--policy-config-file=/policy-dir/policy.yaml' "the mounted policy"
+	mustnot "$f" 'privileged: true|hostNetwork: true|hostPID: true' "privileged pod"
+	# Least-privilege RBAC: no wildcards, no destructive or escalating verbs.
+	must "$f" 'pods/eviction' "the eviction subresource"
+	must "$f" 'descheduler-history' "history ConfigMap scoped by name"
+	mustnot "$f" '"\*"|^ *- "?\*"?$' "wildcard in RBAC"
+	mustnot "$f" '(^ *- |[[ ,])"?(delete|deletecollection|escalate|bind|impersonate)"?([],]|$)' "destructive or escalating verb"
+	case "$f" in
+	*soft-taint* | *all-options*) must "$f" 'patch' "nodes patch for soft taints" ;;
+	*) mustnot "$f" 'soft-taint|Soft taints' "no node patching unless soft taints are on" ;;
+	esac
+	case "$f" in
+	*Deployment* | *kustomize-deployment* | *soft-taint* | *all-options*)
+		must "$f" '^kind: Deployment' "a Deployment"
+		must "$f" 'replicas: 2' "two replicas"
+		must "$f" '--leader-elect=true' "leader election"
+		must "$f" '--descheduling-interval=5m' "a 5m interval"
+		must "$f" 'coordination.k8s.io' "Lease RBAC"
+		;;
+	*CronJob* | *cronjob*)
+		must "$f" '^kind: CronJob' "a CronJob"
+		must "$f" 'concurrencyPolicy: Forbid' "no overlapping runs"
+		mustnot "$f" 'leader-elect' "no leader election for one-shot runs"
+		;;
+	*Job* | *job*)
+		must "$f" '^kind: Job' "a Job"
+		mustnot "$f" 'leader-elect' "no leader election for one-shot runs"
+		;;
+	esac
+done
+exit "$failed"

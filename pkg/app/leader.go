@@ -221,7 +221,7 @@ func (l *leaderLoop) campaign(ctx context.Context, work func(context.Context) er
 	elector.Run(electorCtx)
 	select {
 	case <-started:
-		<-done // Run may return before the work goroutine has
+		<-done // Run can return before the work goroutine has finished
 		result.led = true
 	default:
 	}

@@ -30,6 +30,9 @@ type RunOptions struct {
 	QPS                  float32
 	Burst                int
 	EvictionTimeout      time.Duration
+	// HistoryConfigMap names the ConfigMap (in the leader election
+	// namespace) that keeps the eviction history; "" keeps it in memory.
+	HistoryConfigMap string
 	// LeaderElection are the --leader-elect* flags.
 	LeaderElection LeaderElectionOptions
 	// Server are the --bind-address and --port flags.
@@ -46,6 +49,8 @@ func (o *RunOptions) AddFlags(cmd *cobra.Command) {
 	fs.Float32Var(&o.QPS, "client-connection-qps", 50, "QPS of the API client")
 	fs.IntVar(&o.Burst, "client-connection-burst", 100, "burst of the API client")
 	fs.DurationVar(&o.EvictionTimeout, "eviction-timeout", 10*time.Second, "deadline of one eviction API call")
+	fs.StringVar(&o.HistoryConfigMap, "history-configmap", descheduler.DefaultHistoryConfigMap,
+		"ConfigMap in the leader-election namespace that keeps the eviction history across restarts; empty keeps it in memory")
 	o.LeaderElection.AddFlags(fs)
 	o.Server.AddFlags(fs)
 }
@@ -142,7 +147,8 @@ func runDescheduler(ctx context.Context, o *RunOptions) error {
 	cycle.Observer = observers
 	klog.FromContext(ctx).Info("Descheduler started", "version", version, "dryRun", o.DryRun,
 		"interval", o.DeschedulingInterval, "profiles", len(profiles), "leaderElect", o.LeaderElection.LeaderElect)
-	r := &descheduler.Runner{Source: usageSet.Wrap(src), NodeSelector: sel, Clock: clock.RealClock{}, Cycle: cycle}
+	r := &descheduler.Runner{Source: usageSet.Wrap(src), NodeSelector: sel, Clock: clock.RealClock{}, Cycle: cycle,
+		Memory: newMemory(o, client, profiles)}
 	return runCycles(ctx, o, cfg, r, m)
 }
 
@@ -197,4 +203,25 @@ func nodeSelector(policy *api.DeschedulerPolicy) (labels.Selector, error) {
 		return nil, fmt.Errorf("policy nodeSelector: %w", err)
 	}
 	return sel, nil
+}
+
+// newMemory builds the cross-cycle state: the eviction history, persisted in
+// a ConfigMap of the descheduler's own namespace (never written in dry run),
+// and the soft taints of the strategies that ask for them (only reported in
+// dry run). When no strategy enables the soft taint but one could, the
+// applier still runs with the default key so that taints left by an earlier
+// configuration are removed.
+func newMemory(o *RunOptions, client kubernetes.Interface, profiles []descheduler.Profile) *descheduler.Memory {
+	m := &descheduler.Memory{State: &descheduler.State{}, Persist: !o.DryRun}
+	if o.HistoryConfigMap != "" {
+		m.Store = &descheduler.ConfigMapStore{Client: client, Namespace: o.LeaderElection.Namespace(), Name: o.HistoryConfigMap}
+	}
+	key, value, enabled, capable := descheduler.SoftTaintConfig(profiles)
+	if !enabled {
+		key, value = descheduler.DefaultSoftTaintKey, ""
+	}
+	if enabled || capable {
+		m.Taints = &descheduler.SoftTaint{Client: client, Key: key, Value: value, DryRun: o.DryRun}
+	}
+	return m
 }

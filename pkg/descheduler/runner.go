@@ -27,6 +27,9 @@ type Runner struct {
 	NodeSelector labels.Selector
 	// Clock is the injected clock.
 	Clock clock.Clock
+	// Memory keeps eviction history, hysteresis state and soft taints
+	// between cycles; nil keeps nothing.
+	Memory *Memory
 }
 
 // Snapshot builds a snapshot from the source at the clock's now.
@@ -35,7 +38,8 @@ func (r *Runner) Snapshot() (*snapshot.Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading cluster objects: %w", err)
 	}
-	snap, err := snapshot.New(objs, snapshot.Options{Now: r.Clock.Now(), NodeSelector: r.NodeSelector})
+	snap, err := snapshot.New(objs, snapshot.Options{Now: r.Clock.Now(), NodeSelector: r.NodeSelector,
+		History: r.Memory.history(r)})
 	if err != nil {
 		return nil, fmt.Errorf("building the snapshot: %w", err)
 	}
@@ -62,15 +66,18 @@ func (r *Runner) runOnce(ctx context.Context) (*Report, error) {
 	logger := klog.FromContext(ctx)
 	logger.V(2).Info("Starting cycle", "snapshot", snap.String())
 	rep := r.Cycle.Run(ctx, snap)
+	r.Memory.afterCycle(ctx, r, snap, rep)
 	logger.Info("Cycle finished", "evicted", len(rep.Evicted()), "attempted", len(rep.Records),
 		"errors", len(rep.Errors), "duration", r.Clock.Since(started))
 	return rep, rep.Err()
 }
 
 // Run runs a cycle now and then every interval until ctx is done. An
-// interval of 0 runs exactly one cycle. A failing cycle is logged and the
+// interval of 0 runs exactly one cycle. The persisted history is loaded
+// first, so a new leader keeps every cooldown. A failing cycle is logged and the
 // loop goes on; the error of the last cycle is returned for one-shot runs.
 func (r *Runner) Run(ctx context.Context, interval time.Duration) error {
+	r.Memory.restore(ctx)
 	for {
 		_, err := r.RunOnce(ctx)
 		if interval <= 0 {

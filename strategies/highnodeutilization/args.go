@@ -28,9 +28,18 @@ type Args struct {
 	// metricsServer: true meaning KubernetesMetrics) and how its samples
 	// are smoothed; see collectors.MetricsUtilization for every field and
 	// default. Absent, it defaults to source Requests. A metrics source
-	// needs its top-level metricsProviders entry. Classification is still
-	// request-based; the collected usage is reported by simulate.
+	// needs its top-level metricsProviders entry.
 	MetricsUtilization *collectors.MetricsUtilization `json:"metricsUtilization,omitempty"`
+	// Classification says which view classifies nodes: Requests, Usage or
+	// Both (see nodeutilization.ClassificationMode). Default Both with a
+	// metrics source, Requests with source Requests (the only valid value
+	// there).
+	Classification nu.ClassificationMode `json:"classification,omitempty"`
+	// CompactWhenAllUnderutilized: when every node is underutilized, the
+	// fullest nodes become destinations and the emptiest are drained onto
+	// them (nodeutilization.Compact says how many). Default false: then
+	// nothing happens when every node is underutilized, as upstream.
+	CompactWhenAllUnderutilized bool `json:"compactWhenAllUnderutilized,omitempty"`
 }
 
 var (
@@ -40,24 +49,29 @@ var (
 
 // Default fills unnamed cpu, memory and pods thresholds with 100. A
 // missing map stays missing so that Validate reports it.
-// metricsUtilization gets its defaults (source Requests when absent). Other
-// fields default to their zero values.
+// metricsUtilization gets its defaults (source Requests when absent), then
+// classification (Both with a metrics source, else Requests). Other fields
+// default to their zero values.
 func (a *Args) Default() {
 	nu.DefaultThresholds(a.Thresholds, nil, false)
 	a.defaultMetricsUtilization()
+	a.Classification = nu.DefaultClassification(a.Classification, a.MetricsUtilization.Source)
 }
 
 // Validate reports every problem with its field path: thresholds present,
 // values in [0, 100], supported resource names, numberOfNodes >= 0,
-// evictionLimits.node >= 0, no evictableNamespaces.include, and
-// metricsUtilization (under metricsUtilization).
+// evictionLimits.node >= 0, no evictableNamespaces.include,
+// metricsUtilization (under metricsUtilization) and classification
+// (Requests, Usage or Both; Requests with source Requests).
 func (a *Args) Validate(path *field.Path) field.ErrorList {
 	errs := nu.ValidateThresholds(a.Thresholds, path.Child("thresholds"))
 	errs = append(errs, nu.ValidateCommon(a.NumberOfNodes, a.EvictionLimits, a.EvictableNamespaces, path)...)
+	var source api.MetricsSource
 	if a.MetricsUtilization != nil {
 		errs = append(errs, a.MetricsUtilization.Validate(path.Child("metricsUtilization"))...)
+		source = a.MetricsUtilization.Source
 	}
-	return errs
+	return append(errs, nu.ValidateClassification(a.Classification, source, path.Child("classification"))...)
 }
 
 func (a *Args) defaultMetricsUtilization() {

@@ -34,6 +34,18 @@
 //     policy's per-node limit is reached; everything stops once some
 //     headroom(r) <= 0 or the total limit is reached.
 //
+// With a metrics source the same steps run on two views, requests and
+// usage, as the classification arg says (Both by default: a source must be
+// under threshold in both views; Usage: in the usage view, and a pod moves
+// only if a destination has request room); destinations need room in both
+// views; nodes without fresh usage take no part. With
+// compactWhenAllUnderutilized (default false), when every node is
+// underutilized the fullest nodes become destinations and the emptiest are
+// drained (nodeutilization.Compact says how many) instead of aborting in
+// step 3. Hysteresis is LowNodeUtilization's only: draining an idle node
+// does not loop.
+//
 // Each eviction's reason names the resource closest to its threshold, e.g.
-// "node n3 cpu 10% <= threshold 20% (requests)".
+// "node n3 cpu 10% <= threshold 20% (requests)" or
+// "node n3 cpu usage 10% <= threshold 20%; pod uses 50m".
 package highnodeutilization

@@ -55,41 +55,80 @@ func New(args framework.Args, _ framework.Deps) (framework.Strategy, error) {
 // Name implements framework.Strategy.
 func (h *HighNodeUtilization) Name() string { return PluginName }
 
-// Classify implements framework.Classifier.
+// Classify implements framework.Classifier: the classes of Plan (after
+// compaction), plus nodeutilization.ClassUnknownUsage for nodes whose
+// usage is not usable.
 func (h *HighNodeUtilization) Classify(_ context.Context, snap *snapshot.Snapshot) map[string]string {
-	return nu.ClassifyHigh(nu.FromRequests(snap.Nodes()), h.band.Low).Classes()
+	views := h.views(snap)
+	return views.Classes(h.classify(klog.Background(), views))
 }
 
 // Plan implements framework.Strategy; see the package documentation.
 func (h *HighNodeUtilization) Plan(ctx context.Context, snap *snapshot.Snapshot, ev framework.Evictor) ([]framework.Candidate, error) {
 	logger := klog.FromContext(ctx).WithValues("plugin", PluginName)
 	ctx = klog.NewContext(ctx, logger)
-	nodes := nu.FromRequests(snap.Nodes())
-	cls := nu.ClassifyHigh(nodes, h.band.Low)
-	logger.V(2).Info("Nodes classified", "view", nu.ViewRequests,
+	views := h.views(snap)
+	if reason := views.Unavailable(); reason != "" {
+		logger.Info("Skipping the cycle: usage unavailable", "reason", reason)
+		return nil, nil
+	}
+	views.LogUnknown(logger)
+	cls := h.classify(logger, views)
+	logger.V(2).Info("Nodes classified", "classification", views.Mode,
 		"underutilized", len(cls.Under), "overutilized", len(cls.Over), "appropriate", len(cls.Appropriate),
-		"thresholds", h.band.Low)
+		"unknownUsage", len(views.Unknown), "thresholds", h.band.Low)
 	nu.LogClassification(logger, cls, h.names)
-	if reason := abortReason(cls, len(nodes), h.args.NumberOfNodes); reason != "" {
+	if reason := abortReason(cls, len(views.Nodes), h.args.NumberOfNodes); reason != "" {
 		logger.V(2).Info("Nothing to do", "reason", reason)
 		return nil, nil
 	}
-	nu.SortByUsage(cls.Under, h.names, false)
-	ledger := &nu.HeadroomLedger{
+	nu.SortByViews(cls.Under, views.Mode, h.names, false)
+	return nu.Evict(ctx, nu.Eviction{
+		Sources:      cls.Under,
+		Destinations: cls.Over,
+		Ledger:       h.ledger(logger, views, cls),
+		Namespaces:   h.args.EvictableNamespaces,
+		NodeLimit:    h.nodeLimit(),
+	}, ev), nil
+}
+
+func (h *HighNodeUtilization) views(snap *snapshot.Snapshot) nu.Views {
+	return nu.BuildViews(snap, h.args.Classification, h.args.MetricsUtilization)
+}
+
+// classify classifies in the views of the mode; with
+// compactWhenAllUnderutilized and every node (at least two) underutilized,
+// nodeutilization.Compact picks sources and destinations instead.
+func (h *HighNodeUtilization) classify(logger klog.Logger, views nu.Views) nu.Classification {
+	cls := nu.ClassifyHighViews(views.Nodes, views.Mode, h.band.Low)
+	if !h.args.CompactWhenAllUnderutilized || len(views.Nodes) < 2 || len(cls.Under) != len(views.Nodes) {
+		return cls
+	}
+	src, dst := nu.Compact(views.Nodes, views.Mode, h.names)
+	logger.V(2).Info("All nodes underutilized: compacting", "sources", len(src), "destinations", len(dst))
+	return nu.Classification{Under: src, Over: dst}
+}
+
+// ledger returns the request view's HeadroomLedger (mode Requests) or a
+// ViewLedger over both views, with headroom up to 100% of the
+// destinations.
+func (h *HighNodeUtilization) ledger(logger klog.Logger, views nu.Views, cls nu.Classification) nu.Ledger {
+	req := &nu.HeadroomLedger{
 		View:      nu.ViewRequests,
 		Headroom:  nu.Headroom(cls.Over, nil, h.names),
 		Names:     h.names,
 		Threshold: h.band.Low,
 	}
-	logger.V(2).Info("Headroom on destination nodes", "milliCPU", ledger.Headroom.MilliCPU,
-		"memoryBytes", ledger.Headroom.Memory, "pods", ledger.Headroom.Pods, "scalar", ledger.Headroom.Scalar)
-	return nu.Evict(ctx, nu.Eviction{
-		Sources:      cls.Under,
-		Destinations: cls.Over,
-		Ledger:       ledger,
-		Namespaces:   h.args.EvictableNamespaces,
-		NodeLimit:    h.nodeLimit(),
-	}, ev), nil
+	logger.V(2).Info("Headroom on destination nodes", "view", nu.ViewRequests, "milliCPU", req.Headroom.MilliCPU,
+		"memoryBytes", req.Headroom.Memory, "pods", req.Headroom.Pods, "scalar", req.Headroom.Scalar)
+	if views.Mode == nu.ClassifyRequests {
+		return req
+	}
+	use := nu.UsageLedger(cls.Over, nil, nil, h.band.Low)
+	logger.V(2).Info("Headroom on destination nodes", "view", nu.ViewUsage, "milliCPU", use.Headroom.MilliCPU,
+		"memoryBytes", use.Headroom.Memory)
+	return nu.NewViewLedger(nu.ViewLedgerConfig{Mode: views.Mode, Req: req, Use: use, Usage: views.Usage,
+		Destinations: cls.Over})
 }
 
 func (h *HighNodeUtilization) nodeLimit() *int {

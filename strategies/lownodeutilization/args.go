@@ -34,9 +34,27 @@ type Args struct {
 	// metricsServer: true meaning KubernetesMetrics) and how its samples
 	// are smoothed; see collectors.MetricsUtilization for every field and
 	// default. Absent, it defaults to source Requests. A metrics source
-	// needs its top-level metricsProviders entry. Classification is still
-	// request-based; the collected usage is reported by simulate.
+	// needs its top-level metricsProviders entry.
 	MetricsUtilization *collectors.MetricsUtilization `json:"metricsUtilization,omitempty"`
+	// Classification says which view classifies nodes: Requests, Usage or
+	// Both (see nodeutilization.ClassificationMode). Default Both with a
+	// metrics source, Requests with source Requests (the only valid value
+	// there).
+	Classification nu.ClassificationMode `json:"classification,omitempty"`
+	// Hysteresis keeps usage-driven evictions from looping: overFor,
+	// releaseMargin, nodeCooldown, workloadCooldown (see
+	// nodeutilization.Hysteresis). Defaulted with a metrics source; it
+	// applies to the usage view only.
+	Hysteresis *nu.Hysteresis `json:"hysteresis,omitempty"`
+	// SoftTaint puts a PreferNoSchedule taint on nodes hot by usage
+	// (default disabled, key descheduler.usage.io/overutilized).
+	SoftTaint *nu.SoftTaint `json:"softTaint,omitempty"`
+}
+
+// usesUsage reports whether the args classify by usage.
+func (a *Args) usesUsage() bool {
+	return a.MetricsUtilization != nil && a.MetricsUtilization.Source != api.SourceRequests &&
+		a.MetricsUtilization.Source != "" && a.Classification != nu.ClassifyRequests
 }
 
 var (
@@ -48,23 +66,49 @@ var (
 // 100 in both (not with useDeviationThresholds: see
 // nodeutilization.DefaultThresholds). Missing maps stay missing so that
 // Validate reports them. metricsUtilization gets its defaults (source
-// Requests when absent). Other fields default to their zero values.
+// Requests when absent), then classification (Both with a metrics source,
+// else Requests), hysteresis (its defaults, when classifying by usage) and
+// softTaint (disabled, default key). Other fields default to their zero
+// values.
 func (a *Args) Default() {
 	nu.DefaultThresholds(a.Thresholds, a.TargetThresholds, a.UseDeviationThresholds)
 	a.defaultMetricsUtilization()
+	a.Classification = nu.DefaultClassification(a.Classification, a.MetricsUtilization.Source)
+	if a.Hysteresis == nil && a.usesUsage() {
+		a.Hysteresis = &nu.Hysteresis{}
+	}
+	if a.Hysteresis != nil {
+		a.Hysteresis.Default()
+	}
+	if a.SoftTaint == nil {
+		a.SoftTaint = &nu.SoftTaint{}
+	}
+	a.SoftTaint.Default()
 }
 
 // Validate reports every problem with its field path: both maps present,
 // values in [0, 100], supported resource names, identical resource sets,
 // thresholds <= targetThresholds unless useDeviationThresholds,
 // numberOfNodes >= 0, evictionLimits.node >= 0, no
-// evictableNamespaces.include, and metricsUtilization (under
-// metricsUtilization).
+// evictableNamespaces.include, metricsUtilization (under
+// metricsUtilization), classification (Requests, Usage or Both; Requests
+// with source Requests), hysteresis (durations >= 0, releaseMargin in
+// [0, 100]) and softTaint (qualified key, label value, enabled only when
+// classifying by usage).
 func (a *Args) Validate(path *field.Path) field.ErrorList {
 	errs := nu.ValidateThresholdPair(a.Thresholds, a.TargetThresholds, a.UseDeviationThresholds, path)
 	errs = append(errs, nu.ValidateCommon(a.NumberOfNodes, a.EvictionLimits, a.EvictableNamespaces, path)...)
+	var source api.MetricsSource
 	if a.MetricsUtilization != nil {
 		errs = append(errs, a.MetricsUtilization.Validate(path.Child("metricsUtilization"))...)
+		source = a.MetricsUtilization.Source
+	}
+	errs = append(errs, nu.ValidateClassification(a.Classification, source, path.Child("classification"))...)
+	if a.Hysteresis != nil {
+		errs = append(errs, a.Hysteresis.Validate(path.Child("hysteresis"))...)
+	}
+	if a.SoftTaint != nil {
+		errs = append(errs, a.SoftTaint.Validate(a.usesUsage(), path.Child("softTaint"))...)
 	}
 	return errs
 }

@@ -45,6 +45,7 @@ evictableNamespaces: {exclude: [kube-system]}
 				NumberOfNodes:    3, EvictionLimits: &nu.EvictionLimits{Node: &two},
 				EvictableNamespaces: &api.Namespaces{Exclude: []string{"kube-system"}},
 				MetricsUtilization:  defaultMetrics(api.SourceRequests),
+				Classification:      nu.ClassifyRequests, SoftTaint: defaultTaint(),
 			}
 		}(),
 	}, {
@@ -79,7 +80,7 @@ evictableNamespaces: {include: [default]}
 		yaml: `{useDeviationThresholds: true, thresholds: {cpu: 30}, targetThresholds: {cpu: 10}}`,
 		wantArgs: &Args{UseDeviationThresholds: true,
 			Thresholds: nu.Thresholds{v1.ResourceCPU: 30}, TargetThresholds: nu.Thresholds{v1.ResourceCPU: 10},
-			MetricsUtilization: defaultMetrics(api.SourceRequests)},
+			MetricsUtilization: defaultMetrics(api.SourceRequests), Classification: nu.ClassifyRequests, SoftTaint: defaultTaint()},
 	}, {
 		name: "metrics-server source, every other metricsUtilization field defaulted",
 		yaml: `{thresholds: {cpu: 20}, targetThresholds: {cpu: 50}, metricsUtilization: {source: KubernetesMetrics}}`,
@@ -87,6 +88,7 @@ evictableNamespaces: {include: [default]}
 			Thresholds:         nu.Thresholds{v1.ResourceCPU: 20, v1.ResourceMemory: 100, v1.ResourcePods: 100},
 			TargetThresholds:   nu.Thresholds{v1.ResourceCPU: 50, v1.ResourceMemory: 100, v1.ResourcePods: 100},
 			MetricsUtilization: defaultMetrics(api.SourceKubernetesMetrics),
+			Classification:     nu.ClassifyBoth, Hysteresis: defaultHysteresis(), SoftTaint: defaultTaint(),
 		},
 	}, {
 		name: "upstream's deprecated metricsServer: true means KubernetesMetrics",
@@ -99,6 +101,7 @@ evictableNamespaces: {include: [default]}
 				m.MetricsServer = true
 				return m
 			}(),
+			Classification: nu.ClassifyBoth, Hysteresis: defaultHysteresis(), SoftTaint: defaultTaint(),
 		},
 	}, {
 		// 1m window ÷ 15s poll + 1 = 5 samples at most < minSamples 10.
@@ -109,6 +112,27 @@ evictableNamespaces: {include: [default]}
 			`args.metricsUtilization.source: Unsupported value: "Datadog": supported values: "Requests", "KubernetesMetrics", "Prometheus"`,
 			"args.metricsUtilization.minSamples: Invalid value: 10: must be at most 5: a 1m0s window polled every 15s holds at most 5 samples",
 			`args.metricsUtilization.aggregation: Invalid value: "median": ` + window.AggregationHelp,
+		},
+	}, {
+		name: "classification Usage kept with a metrics source",
+		yaml: `{thresholds: {cpu: 20}, targetThresholds: {cpu: 50}, metricsUtilization: {source: Prometheus}, classification: Usage}`,
+		wantArgs: &Args{
+			Thresholds:         nu.Thresholds{v1.ResourceCPU: 20, v1.ResourceMemory: 100, v1.ResourcePods: 100},
+			TargetThresholds:   nu.Thresholds{v1.ResourceCPU: 50, v1.ResourceMemory: 100, v1.ResourcePods: 100},
+			MetricsUtilization: defaultMetrics(api.SourcePrometheus),
+			Classification:     nu.ClassifyUsage, Hysteresis: defaultHysteresis(), SoftTaint: defaultTaint(),
+		},
+	}, {
+		name: "classification other than Requests needs a metrics source",
+		yaml: `{thresholds: {cpu: 20}, targetThresholds: {cpu: 50}, classification: Both}`,
+		wantErrs: []string{
+			`args.classification: Invalid value: "Both": must be Requests when metricsUtilization.source is Requests (there is no usage to classify by)`,
+		},
+	}, {
+		name: "unknown classification",
+		yaml: `{thresholds: {cpu: 20}, targetThresholds: {cpu: 50}, metricsUtilization: {source: KubernetesMetrics}, classification: Max}`,
+		wantErrs: []string{
+			`args.classification: Unsupported value: "Max": supported values: "Requests", "Usage", "Both"`,
 		},
 	}}
 	for _, tt := range tests {
@@ -159,4 +183,14 @@ func TestMetricsSources(t *testing.T) {
 	if a.MetricsConfig() != a.MetricsUtilization {
 		t.Error("MetricsConfig does not return the block")
 	}
+}
+
+func defaultHysteresis() *nu.Hysteresis {
+	h := &nu.Hysteresis{}
+	h.Default()
+	return h
+}
+
+func defaultTaint() *nu.SoftTaint {
+	return &nu.SoftTaint{Key: nu.DefaultSoftTaintKey}
 }

@@ -4,8 +4,14 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/usage-descheduler/descheduler/collectors"
+	"github.com/usage-descheduler/descheduler/pkg/api"
+	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 
 	"github.com/usage-descheduler/descheduler/pkg/framework"
 	nu "github.com/usage-descheduler/descheduler/strategies/nodeutilization"
@@ -41,11 +47,46 @@ func benchCluster(nodes int) ([]*v1.Node, []*v1.Pod) {
 
 func benchPlan(b *testing.B, nodes int) {
 	ns, pods := benchCluster(nodes)
-	snap := nodeutiltest.Snapshot(b, ns, pods)
+	benchRun(b, nodeutiltest.Snapshot(b, ns, pods), nodes/10*14, nil)
+}
+
+// benchUsage gives every node and pod a series of 6 samples (one a minute
+// over the 5m window) equal to its requests, so usage classifies like
+// requests (classification Both). Each over node needs 15 evictions: by
+// usage it is relieved down to target - releaseMargin = 45% = 1800m,
+// ceil((3600 - 1800) / 120) = 15 (the default hysteresis; hot for the
+// whole window, so over overFor).
+func benchUsage(b *testing.B, nodes int) {
+	ns, pods := benchCluster(nodes)
+	m := nodeutiltest.Metrics{Nodes: map[string]snapshot.Series{}, Pods: map[types.NamespacedName]snapshot.Series{}}
+	perNode := map[string]int64{}
+	for _, p := range pods {
+		cpu := p.Spec.Containers[0].Resources.Requests.Cpu().MilliValue()
+		m.Pods[nodeutiltest.PodKey(p.Namespace, p.Name)] = minuteSeries(cpu, 64<<20)
+		perNode[p.Spec.NodeName] += cpu
+	}
+	for _, n := range ns {
+		m.Nodes[n.Name] = minuteSeries(perNode[n.Name], 30*64<<20)
+	}
+	snap := nodeutiltest.UsageSnapshot(b, ns, pods, m, nil)
+	benchRun(b, snap, nodes/10*15, nodeutiltest.MetricsSource(api.SourceKubernetesMetrics))
+}
+
+func minuteSeries(milliCPU, memory int64) snapshot.Series {
+	out := make(snapshot.Series, 0, 6)
+	for i := 5; i >= 0; i-- {
+		out = append(out, snapshot.Sample{Time: nodeutiltest.Now.Add(-time.Duration(i) * time.Minute),
+			MilliCPU: milliCPU, Memory: memory})
+	}
+	return out
+}
+
+func benchRun(b *testing.B, snap *snapshot.Snapshot, want int, mu *collectors.MetricsUtilization) {
 	// memory: 30 x 64Mi = 1920Mi of 8Gi = 23.4%, so memory thresholds sit above it.
 	args := &Args{
-		Thresholds:       nu.Thresholds{v1.ResourceCPU: 20, v1.ResourceMemory: 30},
-		TargetThresholds: nu.Thresholds{v1.ResourceCPU: 50, v1.ResourceMemory: 60},
+		Thresholds:         nu.Thresholds{v1.ResourceCPU: 20, v1.ResourceMemory: 30},
+		TargetThresholds:   nu.Thresholds{v1.ResourceCPU: 50, v1.ResourceMemory: 60},
+		MetricsUtilization: mu,
 	}
 	args.Default()
 	s, err := New(args, framework.Deps{})
@@ -53,7 +94,6 @@ func benchPlan(b *testing.B, nodes int) {
 		b.Fatal(err)
 	}
 	ev := &nodeutiltest.Evictor{}
-	want := nodes / 10 * 14
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -70,3 +110,8 @@ func BenchmarkLowNodeUtilization5000(b *testing.B) { benchPlan(b, 5000) }
 // BenchmarkLowNodeUtilization1000 is the same at a fifth of the size, to
 // show that the cost grows linearly.
 func BenchmarkLowNodeUtilization1000(b *testing.B) { benchPlan(b, 1000) }
+
+// BenchmarkLowNodeUtilizationUsage5000 is BenchmarkLowNodeUtilization5000
+// with a metrics source (classification Both) and usage series for every
+// node and pod.
+func BenchmarkLowNodeUtilizationUsage5000(b *testing.B) { benchUsage(b, 5000) }

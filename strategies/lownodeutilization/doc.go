@@ -36,6 +36,17 @@
 //     at evictionLimits.node or the policy's per-node limit; stop
 //     altogether once some headroom(r) <= 0 or the total limit is reached.
 //
+// With a metrics source (metricsUtilization.source KubernetesMetrics or
+// Prometheus) the same steps run on two views, requests and usage, as
+// the classification arg says (Both by default, or Usage); nodes without
+// fresh usage take no part; the usage view has hysteresis (overFor,
+// releaseMargin, nodeCooldown, workloadCooldown) and may put a soft
+// PreferNoSchedule taint on hot nodes (softTaint). The package
+// nodeutilization documents the rules and the defaults. The strategy
+// implements framework.NodeStater (the hysteresis state to record) and
+// framework.SoftTainter.
+//
 // Each eviction's reason names the deciding resource, e.g.
-// "node n1 cpu 85% > target 50% (requests)".
+// "node n1 cpu 85% > target 50% (requests)", or by usage
+// "node n1 cpu usage 95% > target 80% for 10m; pod uses 380m".
 package lownodeutilization

@@ -32,8 +32,10 @@ type LowNodeUtilization struct {
 }
 
 var (
-	_ framework.Strategy   = (*LowNodeUtilization)(nil)
-	_ framework.Classifier = (*LowNodeUtilization)(nil)
+	_ framework.Strategy    = (*LowNodeUtilization)(nil)
+	_ framework.Classifier  = (*LowNodeUtilization)(nil)
+	_ framework.NodeStater  = (*LowNodeUtilization)(nil)
+	_ framework.SoftTainter = (*LowNodeUtilization)(nil)
 )
 
 // New builds the strategy from validated, defaulted *Args.
@@ -53,51 +55,88 @@ func New(args framework.Args, _ framework.Deps) (framework.Strategy, error) {
 // Name implements framework.Strategy.
 func (l *LowNodeUtilization) Name() string { return PluginName }
 
-// Classify implements framework.Classifier.
+// Classify implements framework.Classifier: the classes of Plan, plus
+// nodeutilization.ClassUnknownUsage for nodes whose usage is not usable.
 func (l *LowNodeUtilization) Classify(_ context.Context, snap *snapshot.Snapshot) map[string]string {
-	cls, _ := l.classify(nu.FromRequests(snap.Nodes()))
-	return cls.Classes()
+	views := l.views(snap)
+	cls, _, _ := l.classify(snap, views)
+	return views.Classes(cls)
 }
 
 // Plan implements framework.Strategy; see the package documentation.
 func (l *LowNodeUtilization) Plan(ctx context.Context, snap *snapshot.Snapshot, ev framework.Evictor) ([]framework.Candidate, error) {
 	logger := klog.FromContext(ctx).WithValues("plugin", PluginName)
 	ctx = klog.NewContext(ctx, logger)
-	nodes := nu.FromRequests(snap.Nodes())
-	cls, band := l.classify(nodes)
-	logger.V(2).Info("Nodes classified", "view", nu.ViewRequests,
+	views := l.views(snap)
+	if reason := views.Unavailable(); reason != "" {
+		logger.Info("Skipping the cycle: usage unavailable", "reason", reason)
+		return nil, nil
+	}
+	views.LogUnknown(logger)
+	cls, bands, hot := l.classify(snap, views)
+	logger.V(2).Info("Nodes classified", "classification", views.Mode,
 		"underutilized", len(cls.Under), "overutilized", len(cls.Over), "appropriate", len(cls.Appropriate),
-		"thresholds", band.Low, "targetThresholds", band.High, "useDeviationThresholds", l.args.UseDeviationThresholds)
+		"unknownUsage", len(views.Unknown), "thresholds", bands.Req.Low, "targetThresholds", bands.Req.High,
+		"useDeviationThresholds", l.args.UseDeviationThresholds)
 	nu.LogClassification(logger, cls, l.names)
-	if reason := abortReason(cls, len(nodes), l.args.NumberOfNodes); reason != "" {
+	if reason := abortReason(cls, len(views.Nodes), l.args.NumberOfNodes); reason != "" {
 		logger.V(2).Info("Nothing to do", "reason", reason)
 		return nil, nil
 	}
-	nu.SortByUsage(cls.Over, l.names, true)
-	ledger := &nu.HeadroomLedger{
-		View:     nu.ViewRequests,
-		Headroom: nu.Headroom(cls.Under, band.High, l.names),
-		Names:    l.names,
-		Target:   band.High,
-	}
-	logger.V(2).Info("Headroom on underutilized nodes", "milliCPU", ledger.Headroom.MilliCPU,
-		"memoryBytes", ledger.Headroom.Memory, "pods", ledger.Headroom.Pods, "scalar", ledger.Headroom.Scalar)
+	nu.SortByViews(cls.Over, views.Mode, l.names, true)
 	return nu.Evict(ctx, nu.Eviction{
 		Sources:      cls.Over,
 		Destinations: cls.Under,
-		Ledger:       ledger,
+		Ledger:       l.ledger(logger, views, cls, bands, hot),
 		Namespaces:   l.args.EvictableNamespaces,
 		NodeLimit:    l.nodeLimit(),
+		Skip:         skipper(hot),
 	}, ev), nil
 }
 
-// classify computes the band (static or around the mean) and classifies.
-func (l *LowNodeUtilization) classify(nodes []*nu.NodeUtil) (nu.Classification, nu.Band) {
-	band := nu.StaticBand(l.args.Thresholds, l.args.TargetThresholds)
-	if l.args.UseDeviationThresholds {
-		band = nu.DeviationBand(nodes, l.args.Thresholds, l.args.TargetThresholds)
+func (l *LowNodeUtilization) views(snap *snapshot.Snapshot) nu.Views {
+	return nu.BuildViews(snap, l.args.Classification, l.args.MetricsUtilization)
+}
+
+// classify counts recent evictions as moved, computes the bands (static or
+// around each view's mean), evaluates the usage hysteresis and classifies
+// in the views of the classification mode. hot is nil in mode Requests.
+func (l *LowNodeUtilization) classify(snap *snapshot.Snapshot, views nu.Views) (nu.Classification, nu.Bands, *nu.Hot) {
+	var hot *nu.Hot
+	if views.Mode != nu.ClassifyRequests {
+		hot = nu.NewHot(snap, l.hotConfig())
+		hot.SubtractRecent(views)
 	}
-	return nu.ClassifyLow(nodes, band), band
+	bands := nu.LowBands(views.Nodes, l.args.Thresholds, l.args.TargetThresholds, l.args.UseDeviationThresholds)
+	if hot != nil {
+		hot.Evaluate(snap, views, bands.Use.High)
+		bands.UsageOver = hot.UsageSource
+	}
+	return nu.ClassifyLowViews(views.Nodes, views.Mode, bands), bands, hot
+}
+
+// ledger returns the request view's HeadroomLedger (mode Requests) or a
+// ViewLedger over both views, with headroom up to the targets on the
+// underutilized nodes.
+func (l *LowNodeUtilization) ledger(logger klog.Logger, views nu.Views, cls nu.Classification, b nu.Bands, hot *nu.Hot) nu.Ledger {
+	req := &nu.HeadroomLedger{
+		View:     nu.ViewRequests,
+		Headroom: nu.Headroom(cls.Under, b.Req.High, l.names),
+		Names:    l.names,
+		Target:   b.Req.High,
+	}
+	logger.V(2).Info("Headroom on underutilized nodes", "view", nu.ViewRequests, "milliCPU", req.Headroom.MilliCPU,
+		"memoryBytes", req.Headroom.Memory, "pods", req.Headroom.Pods, "scalar", req.Headroom.Scalar)
+	if views.Mode == nu.ClassifyRequests {
+		return req
+	}
+	use := nu.UsageLedger(cls.Under, b.Use.High, hot.Release(), nil)
+	use.Headroom.MilliCPU -= hot.Reserved.MilliCPU
+	use.Headroom.Memory -= hot.Reserved.Memory
+	logger.V(2).Info("Headroom on underutilized nodes", "view", nu.ViewUsage, "milliCPU", use.Headroom.MilliCPU,
+		"memoryBytes", use.Headroom.Memory, "reservedMilliCPU", hot.Reserved.MilliCPU, "reservedMemoryBytes", hot.Reserved.Memory)
+	return nu.NewViewLedger(nu.ViewLedgerConfig{Mode: views.Mode, Req: req, Use: use, Usage: views.Usage,
+		Destinations: cls.Under, Quote: b.Use.High, Hot: hot, UsageSource: hot.UsageSource})
 }
 
 func (l *LowNodeUtilization) nodeLimit() *int {

@@ -88,13 +88,19 @@ func ClassifyHigh(nodes []*NodeUtil, thresholds Thresholds) Classification {
 // when mostUsedFirst (LowNodeUtilization), least used first otherwise
 // (HighNodeUtilization). Ties are broken by name.
 func SortByUsage(nodes []*NodeUtil, names []v1.ResourceName, mostUsedFirst bool) {
+	sortByKey(nodes, func(u *NodeUtil) float64 { return u.MaxPercent(names) }, mostUsedFirst)
+}
+
+// sortByKey orders nodes in place by key (computed once per node),
+// descending when mostUsedFirst, ties by name.
+func sortByKey(nodes []*NodeUtil, key func(*NodeUtil) float64, mostUsedFirst bool) {
 	type keyed struct {
 		key  float64
 		node *NodeUtil
 	}
 	ks := make([]keyed, len(nodes))
 	for i, u := range nodes {
-		ks[i] = keyed{key: u.MaxPercent(names), node: u}
+		ks[i] = keyed{key: key(u), node: u}
 	}
 	sort.Slice(ks, func(i, j int) bool {
 		if ks[i].key != ks[j].key {

@@ -56,4 +56,85 @@
 // when the plugin's evictionLimits.node or the policy's per-node limit is
 // reached, or when its pods run out; everything stops when some headroom
 // resource is <= 0 or the policy's total limit is reached.
+//
+// # Usage views (metricsUtilization.source other than Requests)
+//
+// BuildViews aggregates usage with usage.Compute (the window, aggregation
+// and freshness of metricsUtilization) and pairs each request view with a
+// usage view (NodeUtil.Usage): Used = aggregated cpu millicores and memory
+// bytes (pods and extended resources stay request counts: they are not
+// measured), Capacity = allocatable. A node whose usage is stale or
+// missing is neither source nor destination (class ClassUnknownUsage);
+// when no node has usable usage the cycle is skipped with a logged reason.
+// The same thresholds apply in both views; with deviation thresholds the
+// usage band is centred on the mean usage of the nodes with usable usage.
+//
+// The classification arg (ClassificationMode) picks the views:
+//
+//   - Requests: the request view only (the section above, unchanged).
+//   - Both (default with a metrics source): LowNodeUtilization: over when
+//     over target in either view, under only when under threshold in both;
+//     HighNodeUtilization: a source only when under threshold in both.
+//     Headroom and stop conditions are checked in both views (ViewLedger).
+//   - Usage: only the usage view classifies, but a pod moves only if some
+//     destination has request room for it (allocatable - requested fits its
+//     requests; the scheduler places by requests); its requests are then
+//     reserved on the first such destination.
+//
+// Per-pod accounting (ViewLedger.Move): an evicted pod's requests leave the
+// source's request view and the request headroom; its usage leaves the
+// source's usage view (not below 0) and the destinations' usage headroom.
+// A pod's usage is its aggregated pod series (usage.View.Pod); a pod with
+// no fresh series is assumed to use what it requests, and its reason says
+// so ("pod uses 500m (its requests: no fresh usage)"). A source is relieved
+// when it is no longer over in the view(s) that made it a source.
+//
+// Pod order on a source that is over by usage: the seed order (priority
+// ascending, none first, then QoS), then within equals the pod using most
+// of the usage resource furthest above target first (fewer evictions), then
+// namespace and name.
+//
+// Compact (HighNodeUtilization, compactWhenAllUnderutilized): when every
+// node is underutilized, nodes are ordered emptiest first (cordoned ones
+// before all); the first k are drained onto the rest, k the largest count
+// (keeping one destination) for which the sources' total use fits into the
+// destinations' total free room (allocatable - used) in every measured
+// resource of every view of the mode.
+//
+// # Hysteresis (LowNodeUtilization, usage view only)
+//
+// Requests are exact and change with each eviction, so they need no
+// hysteresis; usage is measured with a lag and fluctuates, so the usage
+// view uses Hot (see NewHot, SubtractRecent, Evaluate):
+//
+//   - overFor (default 5m): a node is a usage source only when its usage
+//     was over target at every raw sample (window.InWindow) of a run
+//     lasting at least overFor (one poll interval of tolerance for sample
+//     alignment). The run continues across cycles through the recorded
+//     HotSince (NodeState), unless that state is older than a window.
+//     5m equals the default window: a node hot for 10 minutes has every
+//     sample of the window over target and is relieved in the first cycle,
+//     while a node alternating around the target breaks the run at every
+//     other sample and is never a source (even when its mean is over).
+//   - releaseMargin (default 5 points): a recorded source stays one until
+//     its usage is at or below target - margin, and it is relieved down to
+//     target - margin, so relief leaves it clear of the line and a node
+//     hovering at the target is not selected again next cycle. 5 points
+//     keeps relieved nodes clear of the small drift of a 5m mean without
+//     forcing many more evictions than reaching the target would.
+//   - nodeCooldown (default 10m): no usage-driven eviction from a node
+//     within this time of the strategy's last eviction from it; pods
+//     evicted within it count as moved (their recorded usage leaves the
+//     node's aggregate and is reserved from the destinations' usage
+//     headroom). 10m is two default windows: by then the window holds no
+//     sample from before the eviction, so the metric lag is over.
+//   - workloadCooldown (default 30m): a pod whose controller lost a pod
+//     to the strategy within this time is not evicted, so a workload is
+//     not churned while its replacement pods start and warm up; three
+//     node cooldowns.
+//
+// Soft taint: nodes that are usage sources by overFor / releaseMargin
+// (cooldown or not) are the nodes the strategy wants tainted
+// PreferNoSchedule, so the taint stays until usage is at or below
+// target - releaseMargin.
 package nodeutilization

@@ -27,6 +27,9 @@ type Eviction struct {
 	Namespaces *api.Namespaces
 	// NodeLimit is the plugin's evictionLimits.node; nil is unlimited.
 	NodeLimit *int
+	// Skip, when set, returns why a pod must not be evicted (e.g. its
+	// workload's cooldown), or "".
+	Skip func(pod *v1.Pod) string
 }
 
 // Evict plans the evictions: for each source in order, its pods that are
@@ -99,6 +102,12 @@ func (m *mover) planNode(src *NodeUtil) (stop bool) {
 // it in the ledger.
 func (m *mover) take(src *NodeUtil, pi *snapshot.PodInfo) bool {
 	pod := pi.Pod
+	if m.e.Skip != nil {
+		if why := m.e.Skip(pod); why != "" {
+			m.skipped(pod, why)
+			return false
+		}
+	}
 	if !m.e.Ledger.Relieves(src, pi) {
 		m.skipped(pod, "requests nothing that is over target on the node")
 		return false
@@ -117,7 +126,7 @@ func (m *mover) take(src *NodeUtil, pi *snapshot.PodInfo) bool {
 		m.skipped(pod, "namespace eviction limit")
 		return false
 	}
-	reason := m.e.Ledger.Reason(src)
+	reason := m.e.Ledger.Reason(src, pi)
 	m.budget.Take(pod, src.Name())
 	m.out = append(m.out, framework.Candidate{Pod: pod, Node: src.Name(), Reason: reason})
 	m.e.Ledger.Move(src, pi)
@@ -163,7 +172,11 @@ func (m *mover) evictable(src *NodeUtil) []*snapshot.PodInfo {
 		}
 		out = append(out, pi)
 	}
-	SortPods(out)
+	if ps, ok := m.e.Ledger.(PodSorter); ok {
+		ps.SortPods(src, out)
+	} else {
+		SortPods(out)
+	}
 	if v := m.logger.V(3); v.Enabled() {
 		v.Info("Evictable pods on node", "node", src.Name(), "pods", len(src.Info.Pods), "evictable", len(out))
 	}

@@ -21,8 +21,8 @@ type Ledger interface {
 	Exhausted() (v1.ResourceName, bool)
 	// Done reports whether src needs no more evictions.
 	Done(src *NodeUtil) bool
-	// Reason explains, with numbers, why a pod is evicted from src now.
-	Reason(src *NodeUtil) string
+	// Reason explains, with numbers, why pod is evicted from src now.
+	Reason(src *NodeUtil, pod *snapshot.PodInfo) string
 	// Relieves reports whether moving pod would reduce something that
 	// makes src a source; a pod that relieves nothing is not evicted.
 	Relieves(src *NodeUtil, pod *snapshot.PodInfo) bool
@@ -115,7 +115,7 @@ func (l *HeadroomLedger) Move(src *NodeUtil, pod *snapshot.PodInfo) {
 // Reason implements Ledger: "node n1 cpu 85% > target 50% (requests)" for
 // the resource furthest above Target, or "node n1 cpu 10% <= threshold 20%
 // (requests)" for the resource closest to Threshold.
-func (l *HeadroomLedger) Reason(src *NodeUtil) string {
+func (l *HeadroomLedger) Reason(src *NodeUtil, _ *snapshot.PodInfo) string {
 	if l.Target != nil {
 		r, pct, limit := furthestAbove(src, l.Target, l.Names)
 		return fmt.Sprintf("node %s %s %s%% > target %s%% (%s)", src.Name(), r, FormatPercent(pct), FormatPercent(limit), l.View)

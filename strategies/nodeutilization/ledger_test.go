@@ -15,13 +15,13 @@ func TestHeadroomLedgerReason(t *testing.T) {
 	src := util("n1", 3400, 4300, 1, false)
 	low := &HeadroomLedger{View: ViewRequests, Names: ResourceNames(nil), Target: Thresholds{v1.ResourceCPU: 50, v1.ResourceMemory: 50, v1.ResourcePods: 100}}
 	// cpu is 35 points above target, memory 2.5: cpu decides.
-	if got, want := low.Reason(src), "node n1 cpu 85% > target 50% (requests)"; got != want {
+	if got, want := low.Reason(src, nil), "node n1 cpu 85% > target 50% (requests)"; got != want {
 		t.Errorf("Reason = %q, want %q", got, want)
 	}
 	// idle: cpu 400m = 10% (10 below 20), memory 0% (100 below), pods 0.9% (99.1 below): cpu is closest.
 	idle := util("n3", 400, 0, 1, false)
 	high := &HeadroomLedger{View: ViewRequests, Names: ResourceNames(nil), Threshold: Thresholds{v1.ResourceCPU: 20, v1.ResourceMemory: 100, v1.ResourcePods: 100}}
-	if got, want := high.Reason(idle), "node n3 cpu 10% <= threshold 20% (requests)"; got != want {
+	if got, want := high.Reason(idle, nil), "node n3 cpu 10% <= threshold 20% (requests)"; got != want {
 		t.Errorf("Reason = %q, want %q", got, want)
 	}
 }

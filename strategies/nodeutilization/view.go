@@ -22,6 +22,9 @@ type NodeUtil struct {
 	Used resources.List
 	// Capacity is what the node can hold (its allocatable resources).
 	Capacity resources.List
+	// Usage is the usage view of the same node when the request view is
+	// paired with one (see BuildViews), nil otherwise.
+	Usage *NodeUtil
 }
 
 // FromRequests returns the request view of every node: Used is the sum of

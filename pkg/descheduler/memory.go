@@ -1,0 +1,134 @@
+package descheduler
+
+import (
+	"context"
+
+	"k8s.io/klog/v2"
+
+	"github.com/usage-descheduler/descheduler/pkg/framework"
+	"github.com/usage-descheduler/descheduler/pkg/snapshot"
+)
+
+// Memory is what a Runner keeps between cycles: the eviction history and
+// hysteresis state (handed to strategies through the snapshot), where it is
+// persisted, and the soft taints it maintains. Only the leader runs a
+// Runner, so only the leader writes history and taints.
+type Memory struct {
+	// State holds recent evictions and per-strategy node states.
+	State *State
+	// Store persists State; nil keeps it in memory only.
+	Store HistoryStore
+	// Persist enables writing to Store; false in dry run, which never
+	// writes the history (it still loads it).
+	Persist bool
+	// Taints applies the strategies' soft taints; nil when no strategy can
+	// use them. In dry run it only reports.
+	Taints *SoftTaint
+}
+
+// history returns the immutable history for the cycle about to start.
+func (m *Memory) history(r *Runner) *snapshot.History {
+	if m == nil || m.State == nil {
+		return nil
+	}
+	return m.State.History(r.Clock.Now())
+}
+
+// restore loads the persisted history, e.g. when this instance becomes the
+// leader. A failure is logged and the cycle starts with what it has.
+func (m *Memory) restore(ctx context.Context) {
+	if m == nil || m.State == nil || m.Store == nil {
+		return
+	}
+	if err := m.State.Restore(ctx, m.Store); err != nil {
+		klog.FromContext(ctx).Error(err, "Loading the eviction history; continuing without it")
+	}
+}
+
+// afterCycle records the cycle's evictions and node states, persists them
+// and applies the soft taints the strategies want.
+func (m *Memory) afterCycle(ctx context.Context, r *Runner, snap *snapshot.Snapshot, rep *Report) {
+	if m == nil || m.State == nil {
+		return
+	}
+	logger := klog.FromContext(ctx)
+	m.State.RecordCycle(r.Clock.Now(), rep, CollectNodeStates(ctx, r.Cycle.Profiles, snap))
+	if m.Persist && m.Store != nil {
+		if err := m.State.Persist(ctx, m.Store); err != nil {
+			logger.Error(err, "Saving the eviction history")
+		}
+	}
+	if m.Taints == nil {
+		return
+	}
+	actions, err := m.Taints.Sync(ctx, snap, WantTainted(ctx, r.Cycle.Profiles, snap))
+	for _, a := range actions {
+		logger.Info("Soft taint", "node", a.Node, "action", a.Action, "applied", a.Done, "err", a.Err)
+	}
+	if err != nil {
+		logger.Error(err, "Applying soft taints")
+	}
+}
+
+// CollectNodeStates asks every framework.NodeStater strategy for the node
+// states to keep, keyed by strategy name (the first profile running a
+// strategy wins).
+func CollectNodeStates(ctx context.Context, profiles []Profile, snap *snapshot.Snapshot) NodeStates {
+	out := NodeStates{}
+	eachStrategy(profiles, func(s framework.Strategy) {
+		if ns, ok := s.(framework.NodeStater); ok {
+			if _, seen := out[s.Name()]; !seen {
+				out[s.Name()] = ns.NodeStates(ctx, snap)
+			}
+		}
+	})
+	return out
+}
+
+// WantTainted returns the union of the nodes every enabled
+// framework.SoftTainter strategy wants tainted.
+func WantTainted(ctx context.Context, profiles []Profile, snap *snapshot.Snapshot) map[string]bool {
+	want := map[string]bool{}
+	eachStrategy(profiles, func(s framework.Strategy) {
+		st, ok := s.(framework.SoftTainter)
+		if !ok {
+			return
+		}
+		if enabled, _, _ := st.SoftTaint(); !enabled {
+			return
+		}
+		for node, w := range st.WantTainted(ctx, snap) {
+			want[node] = want[node] || w
+		}
+	})
+	return want
+}
+
+// SoftTaintConfig returns the key and value of the first strategy with the
+// soft taint enabled, and whether any strategy could use a soft taint at
+// all (so that a taint left by an earlier configuration is cleaned up when
+// the feature is turned off).
+func SoftTaintConfig(profiles []Profile) (key, value string, enabled, capable bool) {
+	eachStrategy(profiles, func(s framework.Strategy) {
+		st, ok := s.(framework.SoftTainter)
+		if !ok {
+			return
+		}
+		capable = true
+		if on, k, v := st.SoftTaint(); on && !enabled {
+			key, value, enabled = k, v, true
+		}
+	})
+	return key, value, enabled, capable
+}
+
+func eachStrategy(profiles []Profile, fn func(framework.Strategy)) {
+	for _, p := range profiles {
+		for _, s := range p.Deschedule {
+			fn(s)
+		}
+		for _, s := range p.Balance {
+			fn(s)
+		}
+	}
+}

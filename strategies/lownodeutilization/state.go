@@ -1,0 +1,70 @@
+package lownodeutilization
+
+import (
+	"context"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/usage-descheduler/descheduler/pkg/snapshot"
+	nu "github.com/usage-descheduler/descheduler/strategies/nodeutilization"
+)
+
+// NodeStates implements framework.NodeStater: per node with usable usage,
+// Source (hot by usage this cycle: over target for overFor, or still over
+// target - releaseMargin after being a source; node cooldown does not
+// clear it), HotSince and SourceSince. Nil in classification Requests or
+// when usage is unavailable.
+func (l *LowNodeUtilization) NodeStates(_ context.Context, snap *snapshot.Snapshot) map[string]snapshot.NodeState {
+	hot := l.hot(snap)
+	if hot == nil {
+		return nil
+	}
+	return hot.NodeStates()
+}
+
+// SoftTaint implements framework.SoftTainter.
+func (l *LowNodeUtilization) SoftTaint() (enabled bool, key, value string) {
+	st := l.args.SoftTaint
+	if st == nil {
+		return false, nu.DefaultSoftTaintKey, ""
+	}
+	return st.Enabled, st.Key, st.Value
+}
+
+// WantTainted implements framework.SoftTainter: the nodes hot by usage
+// (the Source of NodeStates), so a node keeps the taint until its usage is
+// at or below target - releaseMargin. Nil when the taint is disabled.
+func (l *LowNodeUtilization) WantTainted(_ context.Context, snap *snapshot.Snapshot) map[string]bool {
+	if enabled, _, _ := l.SoftTaint(); !enabled {
+		return nil
+	}
+	hot := l.hot(snap)
+	if hot == nil {
+		return nil
+	}
+	return hot.Sources()
+}
+
+// hot evaluates the usage hysteresis of snap (nil without usage).
+func (l *LowNodeUtilization) hot(snap *snapshot.Snapshot) *nu.Hot {
+	views := l.views(snap)
+	if views.Mode == nu.ClassifyRequests || views.Unavailable() != "" {
+		return nil
+	}
+	_, _, hot := l.classify(snap, views)
+	return hot
+}
+
+func (l *LowNodeUtilization) hotConfig() nu.HotConfig {
+	mu := l.args.MetricsUtilization
+	return nu.HotConfig{Strategy: PluginName, Hysteresis: l.args.Hysteresis,
+		Window: mu.Window.Duration, PollInterval: mu.PollInterval.Duration}
+}
+
+// skipper returns the workload cooldown check of hot (nil without usage).
+func skipper(hot *nu.Hot) func(*v1.Pod) string {
+	if hot == nil {
+		return nil
+	}
+	return hot.SkipPod
+}

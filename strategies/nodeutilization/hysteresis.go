@@ -1,0 +1,231 @@
+package nodeutilization
+
+import (
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/usage-descheduler/descheduler/collectors/window"
+	"github.com/usage-descheduler/descheduler/pkg/resources"
+	"github.com/usage-descheduler/descheduler/pkg/snapshot"
+)
+
+// HotConfig is the input of NewHot.
+type HotConfig struct {
+	// Strategy is the plugin name the history is kept under.
+	Strategy string
+	// Hysteresis is the defaulted arg; nil means no hysteresis.
+	Hysteresis *Hysteresis
+	// Window and PollInterval are metricsUtilization's: samples in the
+	// window are read, and overFor tolerates one poll interval.
+	Window, PollInterval time.Duration
+}
+
+// HotState is the usage hysteresis state of one node in this cycle.
+type HotState struct {
+	// Source: hot by usage (over target for overFor, or kept by
+	// releaseMargin). Cooldown does not change it.
+	Source bool
+	// HotSince is when usage went over target and stayed there (zero:
+	// the newest sample is not over target).
+	HotSince time.Time
+	// SourceSince is when the node became a source (zero: not a source).
+	SourceSince time.Time
+	// CooldownUntil is the end of the node cooldown (zero: none).
+	CooldownUntil time.Time
+}
+
+// Hot is the usage hysteresis of one cycle (see NewHot).
+type Hot struct {
+	cfg     HotConfig
+	now     time.Time
+	hist    *snapshot.History
+	nodes   map[string]HotState
+	release Thresholds
+	// Reserved is the usage of the pods evicted within the node cooldown
+	// (cpu in millicores, memory in bytes): it is reserved from the
+	// destinations' usage headroom.
+	Reserved resources.List
+}
+
+// NewHot returns the hysteresis of the cycle of snap; call SubtractRecent,
+// then Evaluate.
+func NewHot(snap *snapshot.Snapshot, cfg HotConfig) *Hot {
+	if cfg.Hysteresis == nil {
+		cfg.Hysteresis = &Hysteresis{}
+	}
+	return &Hot{cfg: cfg, now: snap.Now, hist: snap.History(), nodes: map[string]HotState{}}
+}
+
+// SubtractRecent counts the pods the strategy evicted from each node of
+// views within nodeCooldown (History.RecentPodsFrom) as moved: their
+// recorded usage leaves the node's usage view (not below 0) and is added
+// to Reserved.
+func (h *Hot) SubtractRecent(views Views) {
+	for _, u := range views.Nodes {
+		if u.Usage != nil {
+			h.subtractRecent(u)
+		}
+	}
+}
+
+// Evaluate evaluates the hysteresis of every node of views against the
+// usage target (per resource, cpu and memory):
+//
+//  1. HotSince: walking the node's raw samples in the window from the
+//     newest, the start of the run of samples over target (cpu or memory
+//     % of allocatable > target). When the run spans every sample of the
+//     window, the previous cycle's HotSince continues it, unless that state
+//     was updated more than a window ago (continuity unknown).
+//  2. Source = (usage over target and now - HotSince >= overFor - one poll
+//     interval) or (the previous state was Source and usage is still over
+//     target - releaseMargin).
+//  3. CooldownUntil = the strategy's last eviction from the node +
+//     nodeCooldown, when that is after now.
+func (h *Hot) Evaluate(snap *snapshot.Snapshot, views Views, target Thresholds) {
+	_, _, _, margin := h.cfg.Hysteresis.values()
+	h.release = make(Thresholds, len(usageNames))
+	for _, r := range usageNames {
+		h.release[r] = clamp(target[r] - margin)
+	}
+	for _, u := range views.Nodes {
+		if u.Usage != nil {
+			h.nodes[u.Name()] = h.evaluate(snap, u, target)
+		}
+	}
+}
+
+// subtractRecent counts the recent evictions from u as moved.
+func (h *Hot) subtractRecent(u *NodeUtil) {
+	_, cooldown, _, _ := h.cfg.Hysteresis.values()
+	if cooldown <= 0 {
+		return
+	}
+	for _, e := range h.hist.RecentPodsFrom(h.cfg.Strategy, u.Name(), h.now.Add(-cooldown)) {
+		u.Usage.Used.MilliCPU = max(0, u.Usage.Used.MilliCPU-e.MilliCPU)
+		u.Usage.Used.Memory = max(0, u.Usage.Used.Memory-e.Memory)
+		h.Reserved.MilliCPU += e.MilliCPU
+		h.Reserved.Memory += e.Memory
+	}
+}
+
+// evaluate applies Evaluate's steps to u.
+func (h *Hot) evaluate(snap *snapshot.Snapshot, u *NodeUtil, target Thresholds) HotState {
+	overFor, cooldown, _, _ := h.cfg.Hysteresis.values()
+	prev, ok := h.hist.NodeState(h.cfg.Strategy, u.Name())
+	if ok && !prev.Updated.IsZero() && h.now.Sub(prev.Updated) > h.cfg.Window {
+		prev = snapshot.NodeState{}
+	}
+	var st HotState
+	st.HotSince = h.hotSince(snap, u, target, prev.HotSince)
+	hotLongEnough := overFor <= 0 || (!st.HotSince.IsZero() && h.now.Sub(st.HotSince) >= overFor-h.cfg.PollInterval)
+	kept := prev.Source && IsOver(u.Usage, h.release)
+	st.Source = (IsOver(u.Usage, target) && hotLongEnough) || kept
+	if st.Source {
+		st.SourceSince = h.now
+		if prev.Source && !prev.SourceSince.IsZero() {
+			st.SourceSince = prev.SourceSince
+		}
+	}
+	if last, ok := h.hist.LastNodeEviction(h.cfg.Strategy, u.Name()); ok && last.Add(cooldown).After(h.now) {
+		st.CooldownUntil = last.Add(cooldown)
+	}
+	return st
+}
+
+// hotSince applies Evaluate's step 1.
+func (h *Hot) hotSince(snap *snapshot.Snapshot, u *NodeUtil, target Thresholds, prev time.Time) time.Time {
+	samples := window.InWindow(snap.NodeSamples(u.Name()), h.now, h.cfg.Window)
+	i := len(samples) - 1
+	for ; i >= 0 && sampleOver(samples[i], u.Capacity, target); i-- {
+	}
+	switch {
+	case i == len(samples)-1:
+		return time.Time{}
+	case i < 0 && !prev.IsZero() && prev.Before(samples[0].Time):
+		return prev
+	default:
+		return samples[i+1].Time
+	}
+}
+
+func sampleOver(s snapshot.Sample, capacity resources.List, target Thresholds) bool {
+	return resources.Percent(s.MilliCPU, capacity.MilliCPU) > target[v1.ResourceCPU] ||
+		resources.Percent(s.Memory, capacity.Memory) > target[v1.ResourceMemory]
+}
+
+// State returns the state of a node (zero when it has no usable usage).
+func (h *Hot) State(node string) HotState { return h.nodes[node] }
+
+// Release returns the usage limits a source is relieved to: target -
+// releaseMargin, per resource.
+func (h *Hot) Release() Thresholds { return h.release }
+
+// UsageSource reports whether u is a usage source this cycle: hot and not
+// in its node cooldown.
+func (h *Hot) UsageSource(u *NodeUtil) bool {
+	st := h.nodes[u.Name()]
+	return st.Source && st.CooldownUntil.IsZero()
+}
+
+// NodeStates returns the state to record per node with usable usage.
+func (h *Hot) NodeStates() map[string]snapshot.NodeState {
+	out := make(map[string]snapshot.NodeState, len(h.nodes))
+	for name, st := range h.nodes {
+		out[name] = snapshot.NodeState{Source: st.Source, HotSince: st.HotSince, SourceSince: st.SourceSince}
+	}
+	return out
+}
+
+// Sources returns the nodes hot by usage (Source), cooldown or not.
+func (h *Hot) Sources() map[string]bool {
+	out := map[string]bool{}
+	for name, st := range h.nodes {
+		if st.Source {
+			out[name] = true
+		}
+	}
+	return out
+}
+
+// SkipPod returns why a pod is not evicted because of workloadCooldown,
+// or "": its controller lost a pod to the strategy within it.
+func (h *Hot) SkipPod(pod *v1.Pod) string {
+	_, _, wc, _ := h.cfg.Hysteresis.values()
+	ref := metav1.GetControllerOf(pod)
+	if wc <= 0 || ref == nil {
+		return ""
+	}
+	if n := h.hist.OwnerEvictions(h.cfg.Strategy, ref.UID, h.now.Add(-wc)); n > 0 {
+		return fmt.Sprintf("workload cooldown: %s %s lost %d pod(s) within %s", ref.Kind, ref.Name, n, FormatDuration(wc))
+	}
+	return ""
+}
+
+// HotFor returns how long the node has been over target by usage (0 when
+// not hot or h is nil).
+func (h *Hot) HotFor(node string) time.Duration {
+	if h == nil {
+		return 0
+	}
+	if st := h.nodes[node]; !st.HotSince.IsZero() {
+		return h.now.Sub(st.HotSince)
+	}
+	return 0
+}
+
+// FormatDuration prints d rounded to the second without zero units: 10m,
+// 1h30m, 45s.
+func FormatDuration(d time.Duration) string {
+	d = d.Round(time.Second)
+	s := d.String()
+	if d >= time.Minute && d%time.Minute == 0 {
+		s = s[:len(s)-2]
+	}
+	if d >= time.Hour && d%time.Hour == 0 {
+		s = s[:len(s)-2]
+	}
+	return s
+}

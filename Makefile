@@ -19,9 +19,9 @@ build:
 run: build
 	$(BIN) simulate --policy deploy/examples/policy.yaml --snapshot deploy/examples/cluster.yaml --now $(EXAMPLE_NOW)
 
-## example: regenerate deploy/examples/cluster.yaml (deterministic).
+## example: regenerate deploy/examples/cluster.yaml and hotspot-cluster.yaml (deterministic).
 example:
-	$(GO) run ./hack/genexample deploy/examples/cluster.yaml
+	$(GO) run ./hack/genexample deploy/examples
 
 ## test: vet, every unit test, a short fuzzing run of each parser, the
 ## deployment checks (helm lint/template, kustomize, image binary), then the

@@ -1,13 +1,17 @@
-// Command genexample writes deploy/examples/cluster.yaml: a deterministic
+// Command genexample writes the example snapshots into a directory:
+// cluster.yaml, a deterministic
 // cluster of 20 nodes and about 300 pods whose requests are skewed (four
 // crowded nodes, six nearly empty ones), plus one situation for each of the
 // other strategies (a tainted node, a lost node label, duplicates, zone
-// skew, anti-affinity, restarts, old and failed pods). Run `make example`.
+// skew, anti-affinity, restarts, old and failed pods); and
+// hotspot-cluster.yaml, balanced requests with one node hot by real usage
+// (see hotspotCluster). Run `make example`.
 package main
 
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -24,20 +28,27 @@ const zoneKey = "topology.kubernetes.io/zone"
 
 func main() {
 	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: genexample OUTPUT.yaml")
+		fmt.Fprintln(os.Stderr, "usage: genexample DIR")
 		os.Exit(2)
 	}
-	f, err := os.Create(os.Args[1])
-	if err == nil {
-		err = snapshot.WriteList(f, cluster())
-		if cerr := f.Close(); err == nil {
-			err = cerr
+	for name, objs := range map[string]snapshot.Objects{"cluster.yaml": cluster(), "hotspot-cluster.yaml": hotspotCluster()} {
+		if err := write(filepath.Join(os.Args[1], name), objs); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
 		}
 	}
+}
+
+func write(path string, objs snapshot.Objects) error {
+	f, err := os.Create(path)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		return err
 	}
+	err = snapshot.WriteList(f, objs)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func cluster() snapshot.Objects {

@@ -60,6 +60,10 @@ type NodeOut struct {
 	UsageState string `json:"usageState"`
 	// UsageReason says why UsageState is not "ok".
 	UsageReason string `json:"usageReason,omitempty"`
+	// Hysteresis is, per usage strategy, the node's hysteresis state.
+	Hysteresis map[string]HysteresisOut `json:"hysteresis,omitempty"`
+	// Taint is the soft-taint action: add, remove, keep, or empty (none).
+	Taint string `json:"taint,omitempty"`
 }
 
 // UsageOut is a node's aggregated usage as percentages of allocatable,
@@ -162,18 +166,22 @@ func (s *Simulation) WriteJSON(w io.Writer) error {
 // WriteTable writes a node table and an eviction table.
 func (s *Simulation) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NODE\tCLASS\tCPU%\tMEMORY%\tPODS%\tPODS\tCPU-USE%\tMEM-USE%\tUSAGE\tBY STRATEGY")
+	fmt.Fprintln(tw, "NODE\tCLASS\tCPU%\tMEMORY%\tPODS%\tPODS\tCPU-USE%\tMEM-USE%\tUSAGE\tTAINT\tBY STRATEGY\tHYSTERESIS")
 	for _, n := range s.Nodes {
 		cpuUse, memUse := "-", "-"
 		if n.Usage != nil {
 			cpuUse, memUse = fmt.Sprintf("%.1f", n.Usage.CPU), fmt.Sprintf("%.1f", n.Usage.Memory)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.1f\t%.1f\t%d\t%s\t%s\t%s\t%s\n", n.Name, n.Classification,
+		taint := n.Taint
+		if taint == "" {
+			taint = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.1f\t%.1f\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", n.Name, n.Classification,
 			n.Requests["cpu"], n.Requests["memory"], n.Requests["pods"], n.Pods, cpuUse, memUse, n.UsageState,
-			joinClasses(n.Classifications))
+			taint, joinClasses(n.Classifications), hysteresisColumn(n))
 	}
 	for _, ex := range s.ExcludedNodes {
-		fmt.Fprintf(tw, "%s\texcluded\t-\t-\t-\t-\t-\t-\t-\t%s\n", ex.Name, ex.Reason)
+		fmt.Fprintf(tw, "%s\texcluded\t-\t-\t-\t-\t-\t-\t-\t-\t%s\t-\n", ex.Name, ex.Reason)
 	}
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "POD\tNODE\tSTRATEGY\tPROFILE\tRESULT\tREASON")

@@ -20,6 +20,7 @@ type SimulateOptions struct {
 	Snapshots []string
 	Now       string
 	Output    string
+	History   string
 }
 
 func newSimulateCommand() *cobra.Command {
@@ -37,6 +38,7 @@ func newSimulateCommand() *cobra.Command {
 	fs.StringArrayVar(&o.Snapshots, "snapshot", nil, "snapshot file or directory (kubectl get -o yaml output); - for stdin; repeatable")
 	fs.StringVar(&o.Now, "now", "", "the cycle's clock as RFC3339 (default: the time the command runs)")
 	fs.StringVarP(&o.Output, "output", "o", "table", "output format: table or json")
+	fs.StringVar(&o.History, "history", "", "eviction history file (the JSON the descheduler keeps in its history ConfigMap under history.json) so cooldowns and hysteresis apply")
 	_ = cmd.MarkFlagRequired("policy")
 	_ = cmd.MarkFlagRequired("snapshot")
 	return cmd
@@ -69,7 +71,11 @@ func runSimulate(cmd *cobra.Command, o *SimulateOptions) error {
 	if err != nil {
 		return err
 	}
-	snap, err := snapshot.New(objs, snapshot.Options{Now: now, NodeSelector: sel})
+	state, err := loadHistory(o.History)
+	if err != nil {
+		return err
+	}
+	snap, err := snapshot.New(objs, snapshot.Options{Now: now, NodeSelector: sel, History: state.History(now)})
 	if err != nil {
 		return fmt.Errorf("building the snapshot: %w", err)
 	}
@@ -78,6 +84,7 @@ func runSimulate(cmd *cobra.Command, o *SimulateOptions) error {
 	rep := cycle.Run(cmd.Context(), snap)
 	view := usage.Compute(snap, usageWindow(policy))
 	out := buildSimulation(cmd.Context(), snap, profiles, []*descheduler.Report{rep}, view)
+	explain(cmd.Context(), out, snap, profiles)
 	out.Warnings = warnings
 	if err := writeSimulation(cmd.OutOrStdout(), o.Output, out); err != nil {
 		return err

@@ -27,17 +27,26 @@ func TestSimulateExampleGolden(t *testing.T) {
 		name, policy, golden string
 		// strategies must each plan at least one eviction.
 		strategies int
+		// snapshot defaults to cluster.yaml.
+		snapshot string
 	}{
-		{"requests", "policy.yaml", "simulate-example.json", 1},
+		{"requests", "policy.yaml", "simulate-example.json", 1, ""},
+		// Balanced requests, hot-node-1 at 88% cpu usage: usage relieves it.
+		{"hotspot", "hotspot-metrics-server.yaml", "simulate-hotspot.json", 1, "hotspot-cluster.yaml"},
 		// The example cluster has one situation per strategy; both the
 		// v1alpha2 policy and its v1alpha1 twin must exercise all ten.
-		{"all strategies", "all-strategies.yaml", "simulate-all-strategies.json", 10},
-		{"all strategies v1alpha1", "all-strategies-v1alpha1.yaml", "simulate-all-strategies-v1alpha1.json", 10},
+		{"all strategies", "all-strategies.yaml", "simulate-all-strategies.json", 10, ""},
+		{"all strategies v1alpha1", "all-strategies-v1alpha1.yaml", "simulate-all-strategies-v1alpha1.json", 10, ""},
 	}
+
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			snap := tc.snapshot
+			if snap == "" {
+				snap = "cluster.yaml"
+			}
 			got, err := run(t, "simulate", "--policy", filepath.Join("..", "..", "deploy", "examples", tc.policy),
-				"--snapshot", filepath.Join("..", "..", "deploy", "examples", "cluster.yaml"),
+				"--snapshot", filepath.Join("..", "..", "deploy", "examples", snap),
 				"--now", "2026-01-01T12:00:00Z", "-o", "json")
 			if err != nil {
 				t.Fatalf("simulate: %v", err)

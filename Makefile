@@ -15,9 +15,13 @@ FUZZ_SNAPSHOT ?= 300x
 build:
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/descheduler
 
-## run: simulate the example policy on the bundled 20-node example cluster.
+## run: simulate the example policy on the bundled 20-node example cluster,
+## then the usage-based hotspot policy on the hotspot example.
 run: build
 	$(BIN) simulate --policy deploy/examples/policy.yaml --snapshot deploy/examples/cluster.yaml --now $(EXAMPLE_NOW)
+	@echo
+	@echo "Hotspot relief by real usage (requests are balanced; hot-node-1 burns 88% cpu):"
+	$(BIN) simulate --policy deploy/examples/hotspot-metrics-server.yaml --snapshot deploy/examples/hotspot-cluster.yaml --now $(EXAMPLE_NOW)
 
 ## example: regenerate deploy/examples/cluster.yaml and hotspot-cluster.yaml (deterministic).
 example:

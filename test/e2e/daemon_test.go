@@ -146,13 +146,17 @@ func (d *daemon) terminate(grace time.Duration) int {
 	return d.proc.ExitCode()
 }
 
-// leaseFlags are the leader election flags of a Lease with short timings.
+// leaseFlags are the leader election flags of a Lease with the given
+// timings; an empty name keeps the binary's default Lease name.
 func leaseFlags(namespace, name string, timing leaseTiming) []string {
-	return []string{"--leader-elect",
-		"--leader-elect-resource-namespace", namespace, "--leader-elect-resource-name", name,
+	flags := []string{"--leader-elect", "--leader-elect-resource-namespace", namespace,
 		"--leader-elect-lease-duration", timing.duration.String(),
 		"--leader-elect-renew-deadline", timing.renewDeadline.String(),
 		"--leader-elect-retry-period", timing.retryPeriod.String()}
+	if name != "" {
+		flags = append(flags, "--leader-elect-resource-name", name)
+	}
+	return flags
 }
 
 // leaseTiming are the leader election durations of a case.

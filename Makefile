@@ -53,3 +53,8 @@ clean:
 
 include test/e2e/e2e.mk
 include deploy/deploy.mk
+
+# The e2e suite also dry-runs the Helm chart against the API server.
+ifneq ($(E2E_SKIP),1)
+e2e: helm
+endif

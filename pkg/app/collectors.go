@@ -93,6 +93,8 @@ type sourcePlan struct {
 	// MaxStaleness is the largest maxStaleness of the plugins: beyond it no
 	// plugin can use the data, which makes the collector not ready.
 	MaxStaleness time.Duration
+	// MinSamples is the largest minSamples of the plugins.
+	MinSamples int
 	// Queries are the Prometheus queries (Prometheus only).
 	Queries *collectors.PrometheusQueries
 	// Plugins are the plugins ("profile/plugin") using the source.
@@ -123,6 +125,9 @@ func planCollectors(policy *api.DeschedulerPolicy) ([]sourcePlan, error) {
 		p.Window = max(p.Window, m.Window.Duration)
 		p.PollInterval = min(p.PollInterval, m.PollInterval.Duration)
 		p.MaxStaleness = max(p.MaxStaleness, m.MaxStaleness.Duration)
+		if m.MinSamples != nil {
+			p.MinSamples = max(p.MinSamples, *m.MinSamples)
+		}
 		p.Plugins = append(p.Plugins, pm.Plugin)
 	}
 	return plans, nil
@@ -144,6 +149,9 @@ type collectorDeps struct {
 type runningCollector struct {
 	collectors.Collector
 	maxStaleness time.Duration
+	// warmUp is how long after its start the collector can first hold
+	// minSamples samples (0 when its first poll backfills the window).
+	warmUp time.Duration
 	// watchToken, when set, keeps the Prometheus token current; Start runs it.
 	watchToken func(ctx context.Context)
 }
@@ -206,6 +214,9 @@ func buildCollector(ctx context.Context, policy *api.DeschedulerPolicy, p source
 	deps collectorDeps) (runningCollector, error) {
 	rc := runningCollector{maxStaleness: p.MaxStaleness}
 	if p.Source == api.SourceKubernetesMetrics {
+		// metrics-server only has the current sample: minSamples of them
+		// take minSamples polls (plus one interval of slack).
+		rc.warmUp = time.Duration(p.MinSamples) * p.PollInterval
 		c, err := metricsserver.New(deps.Metrics, s)
 		rc.Collector = c
 		return rc, err
@@ -267,6 +278,17 @@ func (s *collectorSet) Ready(now time.Time) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// WarmUp returns how long after Start every collector can hold enough
+// samples for the plugins (the Prometheus collector backfills the window
+// with its first poll; metrics-server needs minSamples polls).
+func (s *collectorSet) WarmUp() time.Duration {
+	var d time.Duration
+	for _, c := range s.collectors {
+		d = max(d, c.warmUp)
+	}
+	return d
 }
 
 // ReadinessCheck returns Ready at the set's clock as a /readyz check.

@@ -265,6 +265,12 @@ func TestCollectorSet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// metrics-server needs minSamples polls before a one-shot cycle can use
+	// it; Prometheus backfills the window with its first poll.
+	if want := time.Duration(plans[0].MinSamples) * plans[0].PollInterval; plans[0].Source != api.SourceKubernetesMetrics ||
+		set.WarmUp() != want || want == 0 {
+		t.Errorf("WarmUp = %v, want minSamples %d x pollInterval %v", set.WarmUp(), plans[0].MinSamples, plans[0].PollInterval)
+	}
 	err = set.Ready(fc.Now())
 	if err == nil || !strings.Contains(err.Error(), "usage collector KubernetesMetrics never succeeded") ||
 		!strings.Contains(err.Error(), "usage collector Prometheus never succeeded") {
@@ -325,6 +331,9 @@ func TestEmptyCollectorSet(t *testing.T) {
 	}
 	if err := set.Ready(time.Now()); err != nil {
 		t.Errorf("Ready without collectors: %v", err)
+	}
+	if set.WarmUp() != 0 {
+		t.Errorf("WarmUp without collectors = %v, want 0", set.WarmUp())
 	}
 }
 

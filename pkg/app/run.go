@@ -147,6 +147,9 @@ func runDescheduler(ctx context.Context, o *RunOptions) error {
 	cycle.Observer = observers
 	klog.FromContext(ctx).Info("Descheduler started", "version", version, "dryRun", o.DryRun,
 		"interval", o.DeschedulingInterval, "profiles", len(profiles), "leaderElect", o.LeaderElection.LeaderElect)
+	if err := warmUp(ctx, o, usageSet.WarmUp()); err != nil {
+		return nil
+	}
 	r := &descheduler.Runner{Source: usageSet.Wrap(src), NodeSelector: sel, Clock: clock.RealClock{}, Cycle: cycle,
 		Memory: newMemory(o, client, profiles)}
 	return runCycles(ctx, o, cfg, r, m)
@@ -224,4 +227,22 @@ func newMemory(o *RunOptions, client kubernetes.Interface, profiles []deschedule
 		m.Taints = &descheduler.SoftTaint{Client: client, Key: key, Value: value, DryRun: o.DryRun}
 	}
 	return m
+}
+
+// warmUp makes a one-shot run (interval 0: a Job or CronJob) wait until the
+// usage collectors can hold minSamples samples; otherwise its only cycle
+// would find the usage stale and skip every usage-based strategy. Periodic
+// runs do not wait: their later cycles have the samples. It returns the
+// context's error when interrupted.
+func warmUp(ctx context.Context, o *RunOptions, d time.Duration) error {
+	if o.DeschedulingInterval > 0 || d <= 0 {
+		return nil
+	}
+	klog.FromContext(ctx).Info("Waiting for usage samples before the one-shot cycle", "wait", d)
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
 }

@@ -45,28 +45,35 @@ func (m *Memory) restore(ctx context.Context) {
 	}
 }
 
-// afterCycle records the cycle's evictions and node states, persists them
-// and applies the soft taints the strategies want.
-func (m *Memory) afterCycle(ctx context.Context, r *Runner, snap *snapshot.Snapshot, rep *Report) {
-	if m == nil || m.State == nil {
+// beforeCycle applies the soft taints the strategies want on this
+// snapshot. It runs before the evictions, so the replacement pods the
+// kube-scheduler places right after them already see the taint (planning
+// is pure, so the wish is the same before and after).
+func (m *Memory) beforeCycle(ctx context.Context, r *Runner, snap *snapshot.Snapshot) {
+	if m == nil || m.Taints == nil {
 		return
 	}
 	logger := klog.FromContext(ctx)
-	m.State.RecordCycle(r.Clock.Now(), rep, CollectNodeStates(ctx, r.Cycle.Profiles, snap))
-	if m.Persist && m.Store != nil {
-		if err := m.State.Persist(ctx, m.Store); err != nil {
-			logger.Error(err, "Saving the eviction history")
-		}
-	}
-	if m.Taints == nil {
-		return
-	}
 	actions, err := m.Taints.Sync(ctx, snap, WantTainted(ctx, r.Cycle.Profiles, snap))
 	for _, a := range actions {
 		logger.Info("Soft taint", "node", a.Node, "action", a.Action, "applied", a.Done, "err", a.Err)
 	}
 	if err != nil {
 		logger.Error(err, "Applying soft taints")
+	}
+}
+
+// afterCycle records the cycle's evictions and node states and persists
+// them.
+func (m *Memory) afterCycle(ctx context.Context, r *Runner, snap *snapshot.Snapshot, rep *Report) {
+	if m == nil || m.State == nil {
+		return
+	}
+	m.State.RecordCycle(r.Clock.Now(), rep, CollectNodeStates(ctx, r.Cycle.Profiles, snap))
+	if m.Persist && m.Store != nil {
+		if err := m.State.Persist(ctx, m.Store); err != nil {
+			klog.FromContext(ctx).Error(err, "Saving the eviction history")
+		}
 	}
 }
 

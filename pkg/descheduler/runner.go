@@ -65,6 +65,7 @@ func (r *Runner) runOnce(ctx context.Context) (*Report, error) {
 	}
 	logger := klog.FromContext(ctx)
 	logger.V(2).Info("Starting cycle", "snapshot", snap.String())
+	r.Memory.beforeCycle(ctx, r, snap)
 	rep := r.Cycle.Run(ctx, snap)
 	r.Memory.afterCycle(ctx, r, snap, rep)
 	logger.Info("Cycle finished", "evicted", len(rep.Evicted()), "attempted", len(rep.Records),

@@ -33,6 +33,7 @@ type usageRun struct {
 	proc    *harness.Process
 	args    []string
 	started time.Time
+	stopped bool
 }
 
 // runUsage writes the policy and starts the binary with the admin
@@ -51,13 +52,7 @@ func (tc *tcase) runUsage(name, policy string, extra ...string) *usageRun {
 		tc.t.Fatalf("starting descheduler %s: %v", name, err)
 	}
 	u := &usageRun{tc: tc, proc: p, args: args, started: time.Now()}
-	recorded := false
-	tc.t.Cleanup(func() {
-		if !recorded {
-			recorded = true
-			u.stop()
-		}
-	})
+	tc.t.Cleanup(func() { u.stop() })
 	return u
 }
 
@@ -65,6 +60,10 @@ func (tc *tcase) runUsage(name, policy string, extra ...string) *usageRun {
 // log in the case for the failure dump; it returns the exit code.
 func (u *usageRun) stop() int {
 	u.proc.Stop(5 * time.Second)
+	if u.stopped {
+		return u.proc.ExitCode()
+	}
+	u.stopped = true
 	u.tc.runs = append(u.tc.runs, &deschedulerRun{args: u.args, exitCode: u.proc.ExitCode(),
 		duration: time.Since(u.started), log: u.log()})
 	return u.proc.ExitCode()
@@ -96,6 +95,22 @@ func (u *usageRun) cyclesWithUsage(n int) {
 		}
 		return strings.Count(log[i:], `"`+msgCycleDone+`"`) >= n, nil
 	})
+}
+
+// waitEviction waits until some pod of before is gone (the run still
+// going) and returns the names of those gone.
+func (u *usageRun) waitEviction(before []corev1.Pod) []string {
+	u.tc.t.Helper()
+	var gone []string
+	u.tc.eventually("an eviction", func() (bool, error) {
+		now, err := u.tc.pods(hotspotWorkload.name)
+		if err == nil {
+			err = u.exitedErr()
+		}
+		gone = setOf(before).gone(now)
+		return len(gone) > 0, err
+	})
+	return gone
 }
 
 // msgCycleDone is logged at the end of every cycle (pkg/descheduler).

@@ -4,19 +4,15 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 )
 
-// Point is one measurement of a unitless value, e.g. the percentage of a
-// node's resources in use returned by an upstream-style Prometheus query.
-type Point struct {
-	// Time is when the value was measured (evaluated).
-	Time time.Time
-	// Value is the measurement, e.g. a percentage.
-	Value float64
-}
+// Point is one measurement of a unitless value (snapshot.Point).
+type Point = snapshot.Point
 
-// Points is a time-ordered list of points (oldest first).
-type Points []Point
+// Points is a time-ordered list of points (snapshot.Points).
+type Points = snapshot.Points
 
 // NamedPoint is a point of the series called Name (a node name).
 type NamedPoint struct {

@@ -135,12 +135,13 @@ func TestPointStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := s.Ingest(t0, []NamedPoint{{"n1", Point{t0, 50}}, {"n1", Point{t0.Add(-15 * time.Second), 40}},
-		{"n1", Point{t0, 70}}, {"n2", Point{t0.Add(-10 * time.Minute), 1}}})
+	pt := func(t time.Time, v float64) Point { return Point{Time: t, Value: v} }
+	st := s.Ingest(t0, []NamedPoint{{"n1", pt(t0, 50)}, {"n1", pt(t0.Add(-15*time.Second), 40)},
+		{"n1", pt(t0, 70)}, {"n2", pt(t0.Add(-10*time.Minute), 1)}})
 	if want := (IngestStats{Added: 2, Duplicates: 1, TooOld: 1}); st != want {
 		t.Fatalf("stats %+v, want %+v", st, want)
 	}
-	want := Points{{t0.Add(-15 * time.Second).UTC(), 40}, {t0, 50}}
+	want := Points{pt(t0.Add(-15*time.Second).UTC(), 40), pt(t0, 50)}
 	if got := s.Series("n1", t0); !reflect.DeepEqual(got, want) {
 		t.Fatalf("series %v, want %v", got, want)
 	}

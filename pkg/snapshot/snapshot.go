@@ -41,6 +41,7 @@ type Snapshot struct {
 	namespaces      map[string]*v1.Namespace
 	nodeUsage       map[string]Series
 	podUsage        map[types.NamespacedName]Series
+	nodeMetric      map[string]Points
 	history         *History
 }
 
@@ -56,6 +57,7 @@ func New(objs Objects, opts Options) (*Snapshot, error) {
 		namespaces:      make(map[string]*v1.Namespace, len(objs.Namespaces)),
 		nodeUsage:       sortedSeries(objs.NodeMetrics),
 		podUsage:        sortedSeries(objs.PodMetrics),
+		nodeMetric:      sortedPoints(objs.NodeMetricResource),
 		history:         opts.History,
 	}
 	for _, n := range objs.Nodes {
@@ -170,6 +172,19 @@ func sortedSeries[K comparable](in map[K]Series) map[K]Series {
 	return out
 }
 
+// sortedPoints is sortedSeries for Points.
+func sortedPoints(in map[string]Points) map[string]Points {
+	out := make(map[string]Points, len(in))
+	for k, p := range in {
+		if !slices.IsSortedFunc(p, func(a, b Point) int { return a.Time.Compare(b.Time) }) {
+			p = slices.Clone(p)
+			slices.SortStableFunc(p, func(a, b Point) int { return a.Time.Compare(b.Time) })
+		}
+		out[k] = p
+	}
+	return out
+}
+
 // Nodes returns the considered nodes sorted by name.
 func (s *Snapshot) Nodes() []*NodeInfo { return s.nodes }
 
@@ -207,6 +222,10 @@ func (s *Snapshot) NodeSamples(node string) Series { return s.nodeUsage[node] }
 func (s *Snapshot) PodSamples(namespace, name string) Series {
 	return s.podUsage[types.NamespacedName{Namespace: namespace, Name: name}]
 }
+
+// NodeMetricResource returns the node's MetricResource percentages
+// (Objects.NodeMetricResource), oldest first.
+func (s *Snapshot) NodeMetricResource(node string) Points { return s.nodeMetric[node] }
 
 // History returns the eviction history of earlier cycles; a nil *History
 // answers every query with "nothing".

@@ -52,6 +52,19 @@ type Sample struct {
 // Series is a time-ordered list of samples (oldest first).
 type Series []Sample
 
+// Point is one measurement of a unitless value, e.g. the percentage of a
+// node's resources in use returned by an upstream-style Prometheus query
+// (metricsUtilization.prometheus.query, the MetricResource).
+type Point struct {
+	// Time is when the value was measured (evaluated).
+	Time time.Time
+	// Value is the measurement, e.g. a percentage.
+	Value float64
+}
+
+// Points is a time-ordered list of points (oldest first).
+type Points []Point
+
 // Objects are the raw inputs of a snapshot, from informers or files. New
 // takes ownership: neither the objects nor the series may be modified after.
 type Objects struct {
@@ -64,6 +77,10 @@ type Objects struct {
 	NodeMetrics map[string]Series
 	// PodMetrics are usage samples per pod.
 	PodMetrics map[types.NamespacedName]Series
+	// NodeMetricResource are, per node name, the percentages (0-100) of
+	// the upstream MetricResource: the value of
+	// metricsUtilization.prometheus.query (in [0, 1]) times 100.
+	NodeMetricResource map[string]Points
 }
 
 // ExcludedNode is a node that is not considered in this cycle, with why.

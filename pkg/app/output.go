@@ -5,16 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"sort"
 	"strings"
 	"text/tabwriter"
 
-	v1 "k8s.io/api/core/v1"
-
 	"github.com/usage-descheduler/descheduler/pkg/descheduler"
-	"github.com/usage-descheduler/descheduler/pkg/framework"
-	"github.com/usage-descheduler/descheduler/pkg/resources"
+	"github.com/usage-descheduler/descheduler/pkg/explain"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 	"github.com/usage-descheduler/descheduler/pkg/usage"
 )
@@ -29,132 +25,35 @@ type Simulation struct {
 	Errors        []string      `json:"errors,omitempty"`
 }
 
-// EvictionOut is one planned eviction.
-type EvictionOut struct {
-	Cycle    int    `json:"cycle"`
-	Pod      string `json:"pod"`
-	Node     string `json:"node"`
-	Strategy string `json:"strategy"`
-	Profile  string `json:"profile"`
-	Reason   string `json:"reason"`
-	Result   string `json:"result"`
-}
-
-// NodeOut is one considered node at the start of the simulation.
-type NodeOut struct {
-	Name string `json:"name"`
-	// Classification is the first utilization strategy's class, or
-	// "unclassified" when no such strategy is enabled.
-	Classification string `json:"classification"`
-	// Classifications maps each classifying strategy to its class.
-	Classifications map[string]string `json:"classifications,omitempty"`
-	// Requests are requested percentages of allocatable per resource.
-	Requests map[string]float64 `json:"requests"`
-	// Pods is the number of pods bound to the node.
-	Pods int `json:"pods"`
-	// Usage is the aggregated usage in percent of allocatable; present only
-	// when UsageState is "ok", so unknown usage never reads as zero.
-	Usage *UsageOut `json:"usage,omitempty"`
-	// UsageState is the freshness of the node's usage samples: "ok",
-	// "stale" or "missing".
-	UsageState string `json:"usageState"`
-	// UsageReason says why UsageState is not "ok".
-	UsageReason string `json:"usageReason,omitempty"`
-	// Hysteresis is, per usage strategy, the node's hysteresis state.
-	Hysteresis map[string]HysteresisOut `json:"hysteresis,omitempty"`
-	// Taint is the soft-taint action: add, remove, keep, or empty (none).
-	Taint string `json:"taint,omitempty"`
-}
-
-// UsageOut is a node's aggregated usage as percentages of allocatable,
-// rounded to one decimal.
-type UsageOut struct {
-	// CPU is the aggregated CPU usage in percent of allocatable CPU.
-	CPU float64 `json:"cpu"`
-	// Memory is the aggregated memory usage in percent of allocatable
-	// memory.
-	Memory float64 `json:"memory"`
-}
-
-// ExcludedOut is a node the cycle did not consider.
-type ExcludedOut struct {
-	Name   string `json:"name"`
-	Reason string `json:"reason"`
-}
+// The output's parts, shared with `simulate --cycles` (package explain).
+type (
+	// EvictionOut is one planned eviction.
+	EvictionOut = explain.Eviction
+	// NodeOut is one considered node at the start of the simulation.
+	NodeOut = explain.Node
+	// UsageOut is a node's aggregated usage in percent of allocatable.
+	UsageOut = explain.Usage
+	// HysteresisOut is one strategy's usage hysteresis state of a node.
+	HysteresisOut = explain.Hysteresis
+	// ExcludedOut is a node the cycle did not consider.
+	ExcludedOut = explain.Excluded
+)
 
 // buildSimulation reports the cycles' evictions and, per considered node,
-// its classes, requests and the usage of view.
+// its classes, requests, usage of view, hysteresis and soft-taint action.
 func buildSimulation(ctx context.Context, snap *snapshot.Snapshot, profiles []descheduler.Profile,
 	reps []*descheduler.Report, view *usage.View) *Simulation {
-	out := &Simulation{Evictions: []EvictionOut{}, Nodes: []NodeOut{}}
+	out := &Simulation{Evictions: []EvictionOut{}}
 	for i, rep := range reps {
-		for _, r := range rep.Records {
-			out.Evictions = append(out.Evictions, EvictionOut{Cycle: i + 1,
-				Pod: r.Pod.Namespace + "/" + r.Pod.Name, Node: r.Node, Strategy: r.Strategy,
-				Profile: r.Profile, Reason: r.Reason, Result: string(r.Result)})
-		}
+		out.Evictions = append(out.Evictions, explain.Evictions(i+1, rep)...)
 		for _, err := range rep.Errors {
 			out.Errors = append(out.Errors, err.Error())
 		}
 	}
-	classes, order := classify(ctx, snap, profiles)
-	for _, ni := range snap.Nodes() {
-		n := NodeOut{Name: ni.Name(), Classification: "unclassified", Requests: requestPercents(ni), Pods: len(ni.Pods)}
-		setUsage(&n, view.Node(ni.Name()))
-		for _, strat := range order {
-			if c, ok := classes[strat][ni.Name()]; ok {
-				if n.Classifications == nil {
-					n.Classifications = map[string]string{}
-					n.Classification = c
-				}
-				n.Classifications[strat] = c
-			}
-		}
-		out.Nodes = append(out.Nodes, n)
-	}
-	for _, ex := range snap.Excluded() {
-		out.ExcludedNodes = append(out.ExcludedNodes, ExcludedOut{Name: ex.Name, Reason: ex.Reason})
-	}
+	out.Nodes = explain.Nodes(ctx, snap, profiles, view)
+	out.ExcludedNodes = explain.ExcludedNodes(snap)
 	return out
 }
-
-// classify asks every classifying strategy (first occurrence of a name wins).
-func classify(ctx context.Context, snap *snapshot.Snapshot, profiles []descheduler.Profile) (map[string]map[string]string, []string) {
-	classes := map[string]map[string]string{}
-	var order []string
-	for _, p := range profiles {
-		for _, s := range append(append([]framework.Strategy{}, p.Deschedule...), p.Balance...) {
-			c, ok := s.(framework.Classifier)
-			if !ok || classes[s.Name()] != nil {
-				continue
-			}
-			classes[s.Name()] = c.Classify(ctx, snap)
-			order = append(order, s.Name())
-		}
-	}
-	return classes, order
-}
-
-func requestPercents(ni *snapshot.NodeInfo) map[string]float64 {
-	out := map[string]float64{}
-	for _, name := range []v1.ResourceName{v1.ResourceCPU, v1.ResourceMemory, v1.ResourcePods} {
-		out[string(name)] = round1(resources.Percent(ni.Requested.Get(name), ni.Allocatable.Get(name)))
-	}
-	return out
-}
-
-func round1(v float64) float64 { return math.Round(v*10) / 10 }
-
-// setUsage fills the usage fields; percentages only for known, finite
-// usage (JSON has no NaN).
-func setUsage(n *NodeOut, u usage.NodeUsage) {
-	n.UsageState, n.UsageReason = string(u.State), u.Reason
-	if u.Known && isFinite(u.CPUPercent) && isFinite(u.MemoryPercent) {
-		n.Usage = &UsageOut{CPU: round1(u.CPUPercent), Memory: round1(u.MemoryPercent)}
-	}
-}
-
-func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // WriteJSON writes the simulation as indented JSON.
 func (s *Simulation) WriteJSON(w io.Writer) error {

@@ -84,7 +84,6 @@ func runSimulate(cmd *cobra.Command, o *SimulateOptions) error {
 	rep := cycle.Run(cmd.Context(), snap)
 	view := usage.Compute(snap, usageWindow(policy))
 	out := buildSimulation(cmd.Context(), snap, profiles, []*descheduler.Report{rep}, view)
-	explain(cmd.Context(), out, snap, profiles)
 	out.Warnings = warnings
 	if err := writeSimulation(cmd.OutOrStdout(), o.Output, out); err != nil {
 		return err

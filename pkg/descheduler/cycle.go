@@ -48,6 +48,8 @@ type Record struct {
 type Report struct {
 	// Start is the snapshot's clock.
 	Start time.Time
+	// Initial is the snapshot the cycle started from.
+	Initial *snapshot.Snapshot
 	// Records lists every attempted eviction in order.
 	Records []Record
 	// Errors lists strategy and profile failures; the cycle went on.
@@ -60,7 +62,7 @@ type Report struct {
 func (r *Report) Evicted() []Record {
 	var out []Record
 	for _, rec := range r.Records {
-		if rec.Result == evictor.ResultSuccess || rec.Result == evictor.ResultDryRun {
+		if rec.Result.Removed() {
 			out = append(out, rec)
 		}
 	}
@@ -81,7 +83,7 @@ type run struct {
 // Run executes one cycle on snap.
 func (c *Cycle) Run(ctx context.Context, snap *snapshot.Snapshot) *Report {
 	r := &run{c: c, budget: framework.NewBudget(c.Limits), failed: map[types.UID]bool{}, evicted: map[types.UID]bool{}, working: snap,
-		report: &Report{Start: snap.Now}}
+		report: &Report{Start: snap.Now, Initial: snap}}
 	for _, point := range []framework.ExtensionPoint{framework.Deschedule, framework.Balance} {
 		for i := range c.Profiles {
 			if r.stopped || ctx.Err() != nil {
@@ -187,12 +189,11 @@ func (r *run) execute(ctx context.Context, profile, strategy string, cands []fra
 		if r.c.Observer != nil {
 			r.c.Observer.EvictionDone(ctx, rec)
 		}
-		switch res {
-		case evictor.ResultSuccess, evictor.ResultDryRun:
+		if res.Removed() {
 			r.budget.Take(c.Pod, c.Node)
 			r.evicted[c.Pod.UID] = true
 			done = append(done, c.Pod)
-		default:
+		} else {
 			r.failed[c.Pod.UID] = true
 			anyFailed = true
 		}

@@ -76,10 +76,10 @@ func (s *State) History(now time.Time) *snapshot.History {
 }
 
 // RecordCycle adds the outcome of the cycle that ended at now:
-//   - every successful live eviction of rep (Result success; dry_run,
-//     blocked and failed evictions are not evictions), at now, with the
-//     owner from the pod's controller ownerReference and its weight from
-//     Weigh;
+//   - every carried-out eviction of rep (Result success, or simulated in
+//     a multi-cycle simulation; dry_run, blocked and failed evictions are
+//     not evictions), at now, with the owner from the pod's controller
+//     ownerReference and its weight from Weigh;
 //   - states: for each strategy in states, its node states replace the
 //     earlier ones (a strategy evaluates every node it considers, so a node
 //     missing from its map is no longer hot; an empty map clears it);
@@ -94,7 +94,7 @@ func (s *State) RecordCycle(now time.Time, rep *Report, states NodeStates) {
 	defer s.mu.Unlock()
 	if rep != nil {
 		for _, rec := range rep.Records {
-			if rec.Result == evictor.ResultSuccess && rec.Pod != nil {
+			if (rec.Result == evictor.ResultSuccess || rec.Result == evictor.ResultSimulated) && rec.Pod != nil {
 				s.entries = append(s.entries, s.entryFor(now, rec))
 			}
 		}

@@ -23,7 +23,15 @@ type Memory struct {
 	Persist bool
 	// Taints applies the strategies' soft taints; nil when no strategy can
 	// use them. In dry run it only reports.
-	Taints *SoftTaint
+	Taints Tainter
+}
+
+// Tainter puts the soft taint on exactly the wanted nodes: SoftTaint on a
+// live cluster, the simulated cluster's own in `simulate --cycles`.
+type Tainter interface {
+	// Sync makes the soft taint present on the considered nodes of snap
+	// with want[node] true and absent everywhere else (SoftTaint.Sync).
+	Sync(ctx context.Context, snap *snapshot.Snapshot, want map[string]bool) ([]TaintAction, error)
 }
 
 // history returns the immutable history for the cycle about to start.

@@ -79,6 +79,8 @@ type SoftTaint struct {
 	tainted map[string]bool
 }
 
+var _ Tainter = (*SoftTaint)(nil)
+
 func (s *SoftTaint) key() string {
 	if s.Key != "" {
 		return s.Key

@@ -45,7 +45,18 @@ const (
 	ResultError Result = "error"
 	// ResultDryRun: recorded only, no API call was made.
 	ResultDryRun Result = "dry_run"
+	// ResultSimulated: carried out in a simulated cluster (`simulate
+	// --cycles`): no API call was made, the simulation removed the pod and
+	// re-creates it if a controller owns it. Unlike a dry run, it counts as
+	// an eviction for the history (cooldowns) of later simulated cycles.
+	ResultSimulated Result = "simulated"
 )
+
+// Removed reports whether the pod left its node (or would have, in a dry
+// run): later strategies of the cycle must not plan on it.
+func (r Result) Removed() bool {
+	return r == ResultSuccess || r == ResultDryRun || r == ResultSimulated
+}
 
 // Executor carries out evictions.
 type Executor interface {

@@ -1,0 +1,158 @@
+package simulator
+
+import (
+	"time"
+
+	"github.com/usage-descheduler/descheduler/pkg/explain"
+)
+
+// Result is what a multi-cycle simulation did: the output of `descheduler
+// simulate --cycles N -o json` (documented in README.md; fields are only
+// ever added, never renamed).
+type Result struct {
+	// Cycles are the simulated cycles in order.
+	Cycles []Cycle `json:"cycles"`
+	// Evictions are every cycle's evictions, in order.
+	Evictions []explain.Eviction `json:"evictions"`
+	// End is the cluster one interval after the last cycle, when the usage
+	// window shows that cycle's evictions.
+	End State `json:"end"`
+	// Summary are the figures over the whole simulation.
+	Summary Summary `json:"summary"`
+	// Warnings are problems with the input that did not stop the
+	// simulation; Errors are failed strategies (the cycle went on).
+	Warnings []string `json:"warnings,omitempty"`
+	Errors   []string `json:"errors,omitempty"`
+}
+
+// Cycle is one simulated descheduling cycle.
+type Cycle struct {
+	// Cycle is its number, from 1.
+	Cycle int `json:"cycle"`
+	// Time is the cycle's clock.
+	Time time.Time `json:"time"`
+	// Evictions are the evictions it attempted (result simulated, or
+	// blocked_by_pdb when a PodDisruptionBudget forbade one).
+	Evictions []explain.Eviction `json:"evictions"`
+	// Nodes are the considered nodes at the start of the cycle, as
+	// `simulate` reports them.
+	Nodes []explain.Node `json:"nodes"`
+	// Pending are the pods that no node could take at the start of the
+	// cycle.
+	Pending []Pending `json:"pending"`
+	// Stats summarise the nodes at the start of the cycle.
+	Stats Stats `json:"stats"`
+}
+
+// State is the cluster at one time, summarised.
+type State struct {
+	// Time is the clock.
+	Time time.Time `json:"time"`
+	// Stats summarise the considered nodes.
+	Stats Stats `json:"stats"`
+	// Nodes are the considered nodes, as `simulate` reports them.
+	Nodes []explain.Node `json:"nodes"`
+	// Pending are the pods no node could take.
+	Pending []Pending `json:"pending"`
+}
+
+// Pending is a replacement pod the scheduler model could not place.
+type Pending struct {
+	// Pod is "namespace/name".
+	Pod string `json:"pod"`
+	// Owner is the controller that re-created it, "Kind/namespace/name".
+	Owner string `json:"owner"`
+	// Since is when it was created.
+	Since time.Time `json:"since"`
+	// Reason is the scheduler model's message, as kube-scheduler's
+	// FailedScheduling event would read.
+	Reason string `json:"reason"`
+}
+
+// Stats are figures over the considered nodes at one time.
+type Stats struct {
+	// Evictions is the number of evictions carried out (simulated) in the
+	// cycle; 0 for the end state.
+	Evictions int `json:"evictions"`
+	// NodesOverTarget counts nodes over the first LowNodeUtilization
+	// plugin's targetThresholds (usage % where the node's usage is known
+	// and the plugin classifies by usage, else requests %); -1 when the
+	// policy has no LowNodeUtilization plugin.
+	NodesOverTarget int `json:"nodesOverTarget"`
+	// CPUUsage is the spread of cpu usage % of allocatable over the nodes
+	// whose usage is known; nil when none is.
+	CPUUsage *Spread `json:"cpuUsage,omitempty"`
+	// CPURequests is the spread of requested cpu % of allocatable.
+	CPURequests Spread `json:"cpuRequests"`
+	// Pending is the number of pods no node could take.
+	Pending int `json:"pending"`
+}
+
+// Spread describes the distribution of a percentage over nodes.
+type Spread struct {
+	// Nodes is how many nodes the figures cover.
+	Nodes int `json:"nodes"`
+	// Min, Max, Mean and StdDev (population) are percentages rounded to
+	// one decimal.
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
+	Mean   float64 `json:"mean"`
+	StdDev float64 `json:"stddev"`
+}
+
+// Summary are the figures over a whole simulation.
+type Summary struct {
+	// Cycles is the number of simulated cycles and Interval the time
+	// between them.
+	Cycles   int    `json:"cycles"`
+	Interval string `json:"interval"`
+	// Seed and Noise are the simulation's randomness.
+	Seed  uint64  `json:"seed"`
+	Noise float64 `json:"noise"`
+	// Target are the targetThresholds (percent per resource) that
+	// NodesOverTarget compares with; empty without a LowNodeUtilization
+	// plugin.
+	Target map[string]float64 `json:"target,omitempty"`
+	// TotalEvictions counts the evictions carried out (simulated).
+	TotalEvictions int `json:"totalEvictions"`
+	// BlockedEvictions counts evictions a PodDisruptionBudget forbade.
+	BlockedEvictions int `json:"blockedEvictions"`
+	// EvictionsPerWorkload counts evictions per controller owner
+	// ("Kind/namespace/name"; "Pod/namespace/name" for a bare pod).
+	EvictionsPerWorkload map[string]int `json:"evictionsPerWorkload"`
+	// Repeated counts evictions of a workload that had lost a pod shortly
+	// before.
+	Repeated Repeated `json:"repeatedEvictions"`
+	// CPUUsage and CPURequests compare the first cycle's start with End.
+	CPUUsage    Change `json:"cpuUsage"`
+	CPURequests Change `json:"cpuRequests"`
+	// CyclesUntilNoNodeOverTarget is the number of cycles after which no
+	// node was over target any more (0: none was at the start); nil when
+	// some node stayed over target to the end, or without a
+	// LowNodeUtilization plugin.
+	CyclesUntilNoNodeOverTarget *int `json:"cyclesUntilNoNodeOverTarget"`
+	// PodsLeftPending is the number of pods no node could take at the end.
+	PodsLeftPending int `json:"podsLeftPending"`
+}
+
+// Repeated counts repeated evictions of workloads (controller owners).
+type Repeated struct {
+	// Cooldown is the window of WithinCooldown: the workloadCooldown of
+	// the first LowNodeUtilization plugin's hysteresis, or its default
+	// (30m) when the plugin has none, so that policies with and without
+	// hysteresis are compared on one scale.
+	Cooldown string `json:"cooldown"`
+	// WithinCooldown counts evictions of an owner less than Cooldown after
+	// the previous eviction of the same owner.
+	WithinCooldown int `json:"withinCooldown"`
+	// WithinHour counts evictions of an owner less than an hour after the
+	// previous eviction of the same owner.
+	WithinHour int `json:"withinHour"`
+}
+
+// Change compares a spread at the start and at the end of a simulation;
+// either is nil when unknown (no node had known usage).
+type Change struct {
+	Start *Spread `json:"start"`
+	End   *Spread `json:"end"`
+}

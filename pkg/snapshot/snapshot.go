@@ -43,6 +43,9 @@ type Snapshot struct {
 	podUsage        map[types.NamespacedName]Series
 	nodeMetric      map[string]Points
 	history         *History
+	// removed are, per node, the pods WithoutPods took off it (this
+	// cycle's evictions so far), oldest first.
+	removed map[string][]*PodInfo
 }
 
 // New builds a snapshot. Only Ready nodes that match opts.NodeSelector are
@@ -248,9 +251,15 @@ func (s *Snapshot) WithoutPods(pods ...*v1.Pod) *Snapshot {
 	c := *s
 	c.nodes = make([]*NodeInfo, len(s.nodes))
 	c.byName = make(map[string]*NodeInfo, len(s.byName))
+	c.removed = make(map[string][]*PodInfo, len(s.removed)+len(drop))
+	for node, pis := range s.removed {
+		c.removed[node] = pis
+	}
 	for i, ni := range s.nodes {
 		if keys, ok := drop[ni.Name()]; ok {
-			ni = ni.without(keys)
+			var gone []*PodInfo
+			ni, gone = ni.without(keys)
+			c.removed[ni.Name()] = append(slices.Clip(c.removed[ni.Name()]), gone...)
 		}
 		c.nodes[i] = ni
 		c.byName[ni.Name()] = ni
@@ -258,20 +267,29 @@ func (s *Snapshot) WithoutPods(pods ...*v1.Pod) *Snapshot {
 	return &c
 }
 
-func (n *NodeInfo) without(keys map[types.NamespacedName]struct{}) *NodeInfo {
+// without returns a copy of n without the pods of keys, and those pods.
+func (n *NodeInfo) without(keys map[types.NamespacedName]struct{}) (*NodeInfo, []*PodInfo) {
 	c := &NodeInfo{Node: n.Node, Allocatable: n.Allocatable, Requested: n.Requested.Clone(),
 		Pods: make([]*PodInfo, 0, len(n.Pods))}
+	var gone []*PodInfo
 	for _, pi := range n.Pods {
-		if _, gone := keys[types.NamespacedName{Namespace: pi.Pod.Namespace, Name: pi.Pod.Name}]; gone {
+		if _, drop := keys[types.NamespacedName{Namespace: pi.Pod.Namespace, Name: pi.Pod.Name}]; drop {
 			if !IsTerminal(pi.Pod) {
 				c.Requested.Sub(pi.Requests)
 			}
+			gone = append(gone, pi)
 			continue
 		}
 		c.Pods = append(c.Pods, pi)
 	}
-	return c
+	return c, gone
 }
+
+// Removed returns the pods that WithoutPods took off a considered node
+// (the evictions of the cycle so far), oldest first. Usage samples lag
+// behind evictions, so whoever aggregates a node's usage on a working
+// snapshot subtracts these pods' usage (see package usage).
+func (s *Snapshot) Removed(node string) []*PodInfo { return s.removed[node] }
 
 // String summarises the snapshot for logs.
 func (s *Snapshot) String() string {

@@ -142,11 +142,11 @@ type Repeated struct {
 	// (30m) when the plugin has none, so that policies with and without
 	// hysteresis are compared on one scale.
 	Cooldown string `json:"cooldown"`
-	// WithinCooldown counts evictions of an owner less than Cooldown after
-	// the previous eviction of the same owner.
+	// WithinCooldown counts evictions of an owner that lost a pod in an
+	// earlier cycle less than Cooldown before (pods of one owner evicted in
+	// the same cycle are one decision, not repetitions).
 	WithinCooldown int `json:"withinCooldown"`
-	// WithinHour counts evictions of an owner less than an hour after the
-	// previous eviction of the same owner.
+	// WithinHour is WithinCooldown with an hour instead of Cooldown.
 	WithinHour int `json:"withinHour"`
 }
 

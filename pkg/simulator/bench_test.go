@@ -1,0 +1,92 @@
+package simulator
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/usage-descheduler/descheduler/pkg/scenario"
+)
+
+// qualityPolicy relieves hotspots by usage on generated clusters: they
+// request about 45% cpu everywhere, so only usage classifies (a Both
+// policy would need thresholds above 45% in the request view too). %t is
+// the soft taint and %s extra args (e.g. noHysteresis).
+const qualityPolicy = `
+apiVersion: descheduler/v1alpha2
+kind: DeschedulerPolicy
+maxNoOfPodsToEvictPerNode: 5
+metricsProviders: [{source: KubernetesMetrics}]
+profiles:
+  - name: hotspots
+    pluginConfig:
+      - name: DefaultEvictor
+        args: {nodeFit: true}
+      - name: LowNodeUtilization
+        args:
+          thresholds: {cpu: 50, memory: 60, pods: 60}
+          targetThresholds: {cpu: 70, memory: 80, pods: 80}
+          metricsUtilization: {source: KubernetesMetrics}
+          classification: Usage
+          softTaint: {enabled: %t}
+%s
+    plugins:
+      balance:
+        enabled: [LowNodeUtilization]
+`
+
+// BenchmarkDecisionQuality simulates 48 cycles of 5m on generated hotspot
+// scenarios (500 nodes × 20 pods; 10% and 25% of the nodes hot; noise 0%
+// and 10%) under three policies, and reports what the decisions achieved
+// rather than how fast they were: evictions, cycles until no node was over
+// target (-1: never), repeated evictions of a workload within its
+// cooldown and within an hour, and the cpu usage spread at the end.
+func BenchmarkDecisionQuality(b *testing.B) {
+	policies := []struct{ name, yaml string }{
+		{"softTaint", fmt.Sprintf(qualityPolicy, true, "")},
+		{"noSoftTaint", fmt.Sprintf(qualityPolicy, false, "")},
+		{"noHysteresis", fmt.Sprintf(qualityPolicy, true, noHysteresis)},
+	}
+	for _, hot := range []float64{0.10, 0.25} {
+		for _, noise := range []float64{0, 0.10} {
+			p := scenario.Params{Nodes: 500, PodsPerNode: 20, Seed: 1}
+			p.Default()
+			p.HotFraction = hot
+			for _, pol := range policies {
+				name := fmt.Sprintf("hot=%.0f%%/noise=%.0f%%/%s", hot*100, noise*100, pol.name)
+				b.Run(name, func(b *testing.B) { benchQuality(b, p, pol.yaml, noise) })
+			}
+		}
+	}
+}
+
+func benchQuality(b *testing.B, p scenario.Params, policy string, noise float64) {
+	cfg := configFor(b, policy, 48)
+	cfg.Noise = noise
+	var res *Result
+	for i := 0; i < b.N; i++ {
+		objs, err := scenario.Generate(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res, err = Run(quiet(), objs, p.Now, cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+	s := res.Summary
+	clear := -1.0
+	if s.CyclesUntilNoNodeOverTarget != nil {
+		clear = float64(*s.CyclesUntilNoNodeOverTarget)
+	}
+	b.ReportMetric(float64(s.TotalEvictions), "evictions")
+	b.ReportMetric(clear, "cycles-to-clear")
+	b.ReportMetric(float64(res.End.Stats.NodesOverTarget), "over-at-end")
+	b.ReportMetric(float64(s.Repeated.WithinCooldown), "repeat-cooldown")
+	b.ReportMetric(float64(s.Repeated.WithinHour), "repeat-1h")
+	if end := s.CPUUsage.End; end != nil {
+		b.ReportMetric(end.StdDev, "end-cpu-sd%")
+		b.ReportMetric(end.Max, "end-cpu-max%")
+	}
+	if start := s.CPUUsage.Start; start != nil {
+		b.ReportMetric(start.StdDev, "start-cpu-sd%")
+	}
+}

@@ -1,0 +1,105 @@
+package simulator
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/usage-descheduler/descheduler/collectors/window"
+	"github.com/usage-descheduler/descheduler/pkg/descheduler"
+	"github.com/usage-descheduler/descheduler/pkg/framework"
+)
+
+// DefaultRepeatCooldown is Repeated.Cooldown when the policy has no
+// workload cooldown: the default hysteresis.workloadCooldown.
+const DefaultRepeatCooldown = 30 * time.Minute
+
+// MaxNoise bounds Config.Noise: a factor drawn from [1-Noise, 1+Noise] must
+// stay positive.
+const MaxNoise = 0.9
+
+// Config is what a simulation runs.
+type Config struct {
+	// Profiles are the policy's strategies, as the live descheduler runs
+	// them.
+	Profiles []descheduler.Profile
+	// Limits are the policy's cycle-wide eviction limits.
+	Limits framework.Limits
+	// NodeSelector is the policy's nodeSelector (nil: every node).
+	NodeSelector labels.Selector
+	// Cycles is the number of cycles (>= 1) and Interval the time between
+	// them (> 0).
+	Cycles   int
+	Interval time.Duration
+	// Seed drives every random choice: replacement names, the scheduler
+	// model's tie-breaks and the noise.
+	Seed uint64
+	// Noise in [0, MaxNoise]: every generated sample is multiplied by a
+	// factor drawn uniformly from [1-Noise, 1+Noise].
+	Noise float64
+	// Usage is how usage samples are generated, kept and aggregated.
+	Usage UsageConfig
+	// History is the eviction history the first cycle starts with (e.g.
+	// `--history`); nil: none. The simulation adds to it.
+	History *descheduler.State
+	// Target says when a node is over target (Stats.NodesOverTarget);
+	// nil Thresholds: the figure is not computed.
+	Target Target
+	// RepeatCooldown is the window of Repeated.WithinCooldown; 0:
+	// DefaultRepeatCooldown.
+	RepeatCooldown time.Duration
+}
+
+// UsageConfig is how the simulated metrics pipeline works.
+type UsageConfig struct {
+	// PollInterval is the time between generated samples (the collector's
+	// poll interval).
+	PollInterval time.Duration
+	// Window is how long samples are kept (the largest window of the
+	// plugins), and Aggregate how the report aggregates them (the first
+	// usage plugin's window configuration).
+	Window    time.Duration
+	Aggregate window.Config
+}
+
+// Target is the overutilization target of the first LowNodeUtilization
+// plugin.
+type Target struct {
+	// Thresholds are its targetThresholds, percent per resource.
+	Thresholds map[v1.ResourceName]float64
+	// Deviation: the thresholds are points above the mean over the
+	// considered nodes (useDeviationThresholds).
+	Deviation bool
+	// Requests and Usage say which views count: a node is over target when
+	// it is over in a view that counts (usage only where it is known).
+	Requests, Usage bool
+}
+
+// validate reports every problem of c.
+func (c *Config) validate() error {
+	var errs []error
+	if c.Cycles < 1 {
+		errs = append(errs, fmt.Errorf("cycles must be at least 1, not %d", c.Cycles))
+	}
+	if c.Interval <= 0 {
+		errs = append(errs, fmt.Errorf("interval must be positive, not %v", c.Interval))
+	}
+	if c.Noise < 0 || c.Noise > MaxNoise {
+		errs = append(errs, fmt.Errorf("noise must be between 0 and %v (a fraction), not %v", MaxNoise, c.Noise))
+	}
+	if c.Usage.PollInterval <= 0 || c.Usage.Window <= 0 {
+		errs = append(errs, fmt.Errorf("usage poll interval (%v) and window (%v) must be positive",
+			c.Usage.PollInterval, c.Usage.Window))
+	}
+	return errors.Join(errs...)
+}
+
+func (c *Config) repeatCooldown() time.Duration {
+	if c.RepeatCooldown > 0 {
+		return c.RepeatCooldown
+	}
+	return DefaultRepeatCooldown
+}

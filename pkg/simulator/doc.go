@@ -1,0 +1,80 @@
+// Package simulator runs a descheduling policy over simulated time: N
+// cycles on a snapshot, with the cluster reacting between them the way a
+// real one would (`descheduler simulate --cycles N`).
+//
+// # The loop
+//
+// Cycle k runs at start + (k−1)·interval with the live descheduler's own
+// code: a descheduler.Runner takes a snapshot from the simulated cluster
+// (a descheduler.Source), applies soft taints (descheduler.Tainter), runs
+// every profile's strategies with the cycle's limits, and records
+// evictions and hysteresis states in a descheduler.State — exactly the
+// history and hysteresis a live descheduler carries between cycles.
+// Evictions go through a simulated Eviction API that honours
+// PodDisruptionBudgets like the API server (below) and answers
+// evictor.ResultSimulated.
+//
+// After the cycle, each evicted pod leaves its node. A pod owned by a
+// controller is re-created from the same template (spec, labels,
+// annotations, owner): a ReplicaSet, ReplicationController or Job pod
+// under a new name (generateName or the owner's name plus five random
+// characters), a StatefulSet pod under its own name, both with a new UID
+// and placed by the kube-scheduler model (package scheduler); a DaemonSet
+// pod on the node it left. A bare pod is gone. A terminal pod (Failed,
+// Succeeded) is only deleted: its controller replaced it when it ended. A
+// pod no node can take stays pending and is tried again after every later
+// cycle, oldest first, before that cycle's replacements; pods pending in
+// the snapshot are tried too. Then time advances by the interval.
+//
+// # Usage
+//
+// Each non-terminal bound pod carries a steady load: its usage aggregated
+// at the start (the policy's window and aggregation over the snapshot's
+// samples) when known, else its requests (the assumption the strategies
+// make for a pod without fresh usage; no samples are generated for such a
+// pod). A replacement inherits its predecessor's load. Each node with
+// known usage keeps a non-pod baseline:
+//
+//	baseline(n) = max(0, usage(n) − Σ load(p) over its pods at the start)
+//
+// Every poll interval a sample is generated per known pod (its load) and
+// per known node (baseline plus the sum of its pods' samples), each
+// multiplied by a factor drawn uniformly from [1 − noise, 1 + noise] (cpu
+// and memory independently). The samples go into a window store like the
+// live collectors', seeded with the snapshot's own samples, so windows,
+// staleness and hysteresis behave as live. A node whose usage was stale or
+// missing in the snapshot stays so.
+//
+// The upstream MetricResource (a node-level percentage) is modelled as a
+// cpu-like load: a node's percentage × its allocatable cpu ÷ 100 is split
+// between its pods in proportion to their cpu load, the rest is the node's;
+// a pod carries its share (following its cpu noise) and a node's point is
+// Σ shares ÷ allocatable cpu × 100, capped at 100.
+//
+// # PodDisruptionBudgets
+//
+// Like the API server: an eviction of a non-terminal pod matched by two or
+// more PDBs fails (error); matched by one, it is allowed while the PDB's
+// healthy pods minus the desired healthy count is positive, where expected
+// = the pods its selector matches (bound or pending), healthy = the bound
+// ones not yet evicted in this cycle, desired = minAvailable (a percentage
+// of expected, rounded up) or expected − maxUnavailable (a percentage
+// rounded up); a PDB with neither means minAvailable 1. Replacements run
+// only after the cycle, so a PDB allowing one disruption allows one
+// eviction per cycle. Terminal pods are never protected.
+//
+// # Determinism
+//
+// Every random choice (replacement names, the scheduler model's ties, the
+// noise) comes from Config.Seed through separate PCG streams, and every
+// iteration is in a fixed order: the same snapshot, policy and seed give
+// the same Result.
+package simulator
+
+// The PCG streams of Config.Seed, one per use, so that e.g. noise does not
+// change the scheduler's tie-breaks.
+const (
+	streamNames uint64 = iota + 1
+	streamScheduler
+	streamNoise
+)

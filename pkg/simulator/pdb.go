@@ -1,0 +1,137 @@
+package simulator
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/klog/v2"
+
+	"github.com/usage-descheduler/descheduler/pkg/evictor"
+	"github.com/usage-descheduler/descheduler/pkg/snapshot"
+)
+
+// evictionAPI is the simulated cluster's Eviction API: it honours
+// PodDisruptionBudgets as the API server does (see the package
+// documentation) and never removes anything itself; the cluster applies
+// the cycle's evictions afterwards.
+type evictionAPI struct {
+	c         *cluster
+	selectors []labels.Selector // per PDB; labels.Nothing() for a nil or invalid one
+	// Per cycle: disruptions granted per PDB, and the namespace index.
+	granted     map[int]int
+	byNamespace map[string][]*v1.Pod
+}
+
+var _ evictor.Executor = (*evictionAPI)(nil)
+
+func newEvictionAPI(c *cluster) (*evictionAPI, []string) {
+	e := &evictionAPI{c: c, granted: map[int]int{}}
+	var warnings []string
+	for _, pdb := range c.pdbs {
+		sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
+		if err != nil {
+			warnings = append(warnings, fmt.Sprintf("PodDisruptionBudget %s/%s: invalid selector, it protects nothing: %v",
+				pdb.Namespace, pdb.Name, err))
+			sel = labels.Nothing()
+		}
+		e.selectors = append(e.selectors, sel)
+	}
+	return e, warnings
+}
+
+// beginCycle forgets the previous cycle's disruptions: its evictions have
+// been replaced.
+func (e *evictionAPI) beginCycle() {
+	clear(e.granted)
+	e.byNamespace = nil
+}
+
+// Evict implements evictor.Executor.
+func (e *evictionAPI) Evict(ctx context.Context, ev evictor.Eviction) (evictor.Result, error) {
+	pod, ok := e.c.pods.get(keyOf(ev.Pod))
+	if !ok || pod.UID != ev.Pod.UID {
+		return evictor.ResultError, fmt.Errorf("evicting pod %s: not found", klog.KObj(ev.Pod))
+	}
+	if snapshot.IsTerminal(pod) {
+		return evictor.ResultSimulated, nil
+	}
+	matched := e.matching(pod)
+	switch {
+	case len(matched) > 1:
+		return evictor.ResultError, fmt.Errorf("evicting pod %s: it has more than one PodDisruptionBudget, which the eviction subresource does not support",
+			klog.KObj(pod))
+	case len(matched) == 1 && e.allowed(matched[0]) <= 0:
+		klog.FromContext(ctx).V(2).Info("Eviction blocked by a PodDisruptionBudget", "pod", klog.KObj(pod),
+			"pdb", klog.KObj(e.c.pdbs[matched[0]]))
+		return evictor.ResultBlockedByPDB, nil
+	case len(matched) == 1:
+		e.granted[matched[0]]++
+	}
+	return evictor.ResultSimulated, nil
+}
+
+// matching returns the PDBs whose selector matches pod.
+func (e *evictionAPI) matching(pod *v1.Pod) []int {
+	var out []int
+	for i, pdb := range e.c.pdbs {
+		if pdb.Namespace == pod.Namespace && e.selectors[i].Matches(labels.Set(pod.Labels)) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// allowed returns the disruptions PDB i still allows in this cycle.
+func (e *evictionAPI) allowed(i int) int {
+	pdb := e.c.pdbs[i]
+	expected, healthy := 0, 0
+	for _, p := range e.namespacePods(pdb.Namespace) {
+		if snapshot.IsTerminal(p) || !e.selectors[i].Matches(labels.Set(p.Labels)) {
+			continue
+		}
+		expected++
+		if p.Spec.NodeName != "" {
+			healthy++
+		}
+	}
+	return healthy - e.granted[i] - desiredHealthy(pdb.Spec, expected)
+}
+
+// desiredHealthy is the disruption controller's desired healthy count.
+func desiredHealthy(spec policyv1.PodDisruptionBudgetSpec, expected int) int {
+	switch {
+	case spec.MaxUnavailable != nil:
+		return expected - scaled(spec.MaxUnavailable, expected)
+	case spec.MinAvailable != nil:
+		return scaled(spec.MinAvailable, expected)
+	default:
+		return 1
+	}
+}
+
+// scaled resolves an int or a percentage of total, rounding up (as
+// intstr.GetScaledValueFromIntOrPercent with roundUp does); an invalid
+// value counts as 0.
+func scaled(v *intstr.IntOrString, total int) int {
+	n, err := intstr.GetScaledValueFromIntOrPercent(v, total, true)
+	if err != nil {
+		return 0
+	}
+	return int(math.Max(0, float64(n)))
+}
+
+// namespacePods indexes the cluster's pods by namespace once per cycle
+// (the pods do not change during a cycle).
+func (e *evictionAPI) namespacePods(ns string) []*v1.Pod {
+	if e.byNamespace == nil {
+		e.byNamespace = map[string][]*v1.Pod{}
+		e.c.pods.each(func(p *v1.Pod) { e.byNamespace[p.Namespace] = append(e.byNamespace[p.Namespace], p) })
+	}
+	return e.byNamespace[ns]
+}

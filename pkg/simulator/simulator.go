@@ -1,0 +1,138 @@
+package simulator
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/klog/v2"
+	testingclock "k8s.io/utils/clock/testing"
+
+	"github.com/usage-descheduler/descheduler/pkg/descheduler"
+	"github.com/usage-descheduler/descheduler/pkg/evictor"
+	"github.com/usage-descheduler/descheduler/pkg/explain"
+	"github.com/usage-descheduler/descheduler/pkg/snapshot"
+	"github.com/usage-descheduler/descheduler/pkg/usage"
+)
+
+// simulation is one Run in progress.
+type simulation struct {
+	cfg     *Config
+	clock   *testingclock.FakeClock
+	cluster *cluster
+	api     *evictionAPI
+	runner  *descheduler.Runner
+	res     *Result
+	evicted []evictedPod
+}
+
+// evictedPod is one simulated eviction, for the summary.
+type evictedPod struct {
+	at    time.Time
+	owner string
+	bare  bool
+}
+
+// Run simulates cfg.Cycles cycles of the policy on the cluster objs,
+// starting at start (see the package documentation). objs is owned by the
+// simulation afterwards. It fails on invalid configuration or objects, or
+// when ctx ends; strategy failures are reported in Result.Errors and the
+// simulation goes on, as the live descheduler does.
+func Run(ctx context.Context, objs snapshot.Objects, start time.Time, cfg Config) (*Result, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	s, err := newSimulation(objs, start, &cfg)
+	if err != nil {
+		return nil, err
+	}
+	for k := 1; k <= cfg.Cycles; k++ {
+		if err := s.cycle(ctx, k, start.Add(time.Duration(k-1)*cfg.Interval)); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.end(ctx, start.Add(time.Duration(cfg.Cycles)*cfg.Interval)); err != nil {
+		return nil, err
+	}
+	s.res.Summary = summarize(s.res, s.evicted, &cfg)
+	return s.res, nil
+}
+
+func newSimulation(objs snapshot.Objects, start time.Time, cfg *Config) (*simulation, error) {
+	clk := testingclock.NewFakeClock(start)
+	c, err := newCluster(objs, start, cfg, clk)
+	if err != nil {
+		return nil, err
+	}
+	api, warnings := newEvictionAPI(c)
+	state := cfg.History
+	if state == nil {
+		state = &descheduler.State{}
+	}
+	runner := &descheduler.Runner{
+		Source:       c,
+		Cycle:        &descheduler.Cycle{Profiles: cfg.Profiles, Limits: cfg.Limits, Executor: api, Clock: clk},
+		NodeSelector: cfg.NodeSelector,
+		Clock:        clk,
+		Memory:       &descheduler.Memory{State: state, Taints: newTaints(c, cfg.Profiles)},
+	}
+	res := &Result{Cycles: []Cycle{}, Evictions: []explain.Eviction{}, Warnings: warnings}
+	return &simulation{cfg: cfg, clock: clk, cluster: c, api: api, runner: runner, res: res}, nil
+}
+
+// advance moves the clock to t, generating the usage samples on the way.
+func (s *simulation) advance(t time.Time) {
+	s.cluster.usage.advance(t, s.cluster.pods)
+	s.clock.SetTime(t)
+}
+
+// cycle runs cycle k at t and applies its evictions.
+func (s *simulation) cycle(ctx context.Context, k int, t time.Time) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.advance(t)
+	s.api.beginCycle()
+	pending := s.cluster.pendingReport()
+	// The live descheduler's log lines (cycle finished, soft taints) are
+	// details here: the result says it all. They show at -v=1, with the
+	// cycle and its simulated time.
+	rctx := klog.NewContext(ctx, klog.FromContext(ctx).WithValues("cycle", k, "simulatedTime", t).V(1))
+	rep, err := s.runner.RunOnce(rctx)
+	if rep == nil {
+		return fmt.Errorf("cycle %d: %w", k, err)
+	}
+	for _, e := range rep.Errors {
+		s.res.Errors = append(s.res.Errors, fmt.Sprintf("cycle %d: %v", k, e))
+	}
+	view := usage.Compute(rep.Initial, s.cfg.Usage.Aggregate)
+	cy := Cycle{Cycle: k, Time: t.UTC(), Evictions: explain.Evictions(k, rep), Pending: pending,
+		Nodes: explain.Nodes(ctx, rep.Initial, s.cfg.Profiles, view), Stats: stats(rep.Initial, view, s.cfg.Target)}
+	cy.Stats.Pending = len(pending)
+	for _, r := range rep.Records {
+		if r.Result == evictor.ResultSimulated {
+			cy.Stats.Evictions++
+			s.evicted = append(s.evicted, evictedPod{at: t, owner: ownerString(r.Pod), bare: isBare(r.Pod)})
+		}
+	}
+	s.res.Cycles = append(s.res.Cycles, cy)
+	s.res.Evictions = append(s.res.Evictions, cy.Evictions...)
+	if err := s.cluster.apply(ctx, rep, t); err != nil {
+		return fmt.Errorf("cycle %d: %w", k, err)
+	}
+	return nil
+}
+
+// end records the cluster at t, one interval after the last cycle.
+func (s *simulation) end(ctx context.Context, t time.Time) error {
+	s.advance(t)
+	snap, err := s.runner.Snapshot()
+	if err != nil {
+		return fmt.Errorf("the end state: %w", err)
+	}
+	view := usage.Compute(snap, s.cfg.Usage.Aggregate)
+	s.res.End = State{Time: t.UTC(), Stats: stats(snap, view, s.cfg.Target), Pending: s.cluster.pendingReport(),
+		Nodes: explain.Nodes(ctx, snap, s.cfg.Profiles, view)}
+	s.res.End.Stats.Pending = len(s.res.End.Pending)
+	return nil
+}

@@ -1,0 +1,132 @@
+package simulator
+
+import (
+	"math"
+
+	v1 "k8s.io/api/core/v1"
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/usage-descheduler/descheduler/pkg/explain"
+	"github.com/usage-descheduler/descheduler/pkg/resources"
+	"github.com/usage-descheduler/descheduler/pkg/snapshot"
+	"github.com/usage-descheduler/descheduler/pkg/usage"
+)
+
+// nodePercents are one node's utilization percentages in both views.
+type nodePercents struct {
+	req       map[v1.ResourceName]float64
+	use       map[v1.ResourceName]float64
+	usageKnown bool
+}
+
+// stats computes the figures of snap with its usage view.
+func stats(snap *snapshot.Snapshot, view *usage.View, target Target) Stats {
+	nodes := percents(snap, view)
+	var cpuUse, cpuReq []float64
+	for _, np := range nodes {
+		cpuReq = append(cpuReq, np.req[v1.ResourceCPU])
+		if np.usageKnown {
+			cpuUse = append(cpuUse, np.use[v1.ResourceCPU])
+		}
+	}
+	st := Stats{CPURequests: spreadOf(cpuReq), NodesOverTarget: overTarget(nodes, target)}
+	if len(cpuUse) > 0 {
+		s := spreadOf(cpuUse)
+		st.CPUUsage = &s
+	}
+	return st
+}
+
+// percents returns every considered node's percentages: requests for cpu,
+// memory, pods and the extended resources it has; usage for cpu and memory
+// when known.
+func percents(snap *snapshot.Snapshot, view *usage.View) []nodePercents {
+	out := make([]nodePercents, 0, len(snap.Nodes()))
+	for _, ni := range snap.Nodes() {
+		np := nodePercents{req: map[v1.ResourceName]float64{
+			v1.ResourceCPU:    resources.Percent(ni.Requested.MilliCPU, ni.Allocatable.MilliCPU),
+			v1.ResourceMemory: resources.Percent(ni.Requested.Memory, ni.Allocatable.Memory),
+			v1.ResourcePods:   resources.Percent(ni.Requested.Pods, ni.Allocatable.Pods),
+		}}
+		for name, alloc := range ni.Allocatable.Scalar {
+			np.req[name] = resources.Percent(ni.Requested.Scalar[name], alloc)
+		}
+		if u := view.Node(ni.Name()); u.Known {
+			np.usageKnown = true
+			np.use = map[v1.ResourceName]float64{v1.ResourceCPU: u.CPUPercent, v1.ResourceMemory: u.MemoryPercent}
+		}
+		out = append(out, np)
+	}
+	return out
+}
+
+// overTarget counts the nodes over target in a view that counts (usage
+// only where known); -1 without target thresholds. With deviation
+// thresholds a resource's target is its mean over the nodes (of that view)
+// plus the threshold, capped at 100.
+func overTarget(nodes []nodePercents, t Target) int {
+	if len(t.Thresholds) == 0 {
+		return -1
+	}
+	reqHigh := highs(nodes, t, func(np nodePercents) (map[v1.ResourceName]float64, bool) { return np.req, true })
+	useHigh := highs(nodes, t, func(np nodePercents) (map[v1.ResourceName]float64, bool) { return np.use, np.usageKnown })
+	n := 0
+	for _, np := range nodes {
+		if (t.Requests && anyOver(np.req, reqHigh)) || (t.Usage && np.usageKnown && anyOver(np.use, useHigh)) {
+			n++
+		}
+	}
+	return n
+}
+
+// highs returns the per-resource target of one view.
+func highs(nodes []nodePercents, t Target, view func(nodePercents) (map[v1.ResourceName]float64, bool)) map[v1.ResourceName]float64 {
+	out := make(map[v1.ResourceName]float64, len(t.Thresholds))
+	for r, v := range t.Thresholds {
+		if !t.Deviation {
+			out[r] = v
+			continue
+		}
+		var sum float64
+		count := 0
+		for _, np := range nodes {
+			if m, ok := view(np); ok {
+				if p, has := m[r]; has {
+					sum += p
+					count++
+				}
+			}
+		}
+		mean := 0.0
+		if count > 0 {
+			mean = sum / float64(count)
+		}
+		out[r] = math.Min(100, mean+v)
+	}
+	return out
+}
+
+// anyOver reports whether some resource named in high is over it.
+func anyOver(pct, high map[v1.ResourceName]float64) bool {
+	for r, h := range high {
+		if p, ok := pct[r]; ok && p > h {
+			return true
+		}
+	}
+	return false
+}
+
+// spreadOf summarises percentages (population standard deviation),
+// rounded to one decimal.
+func spreadOf(x []float64) Spread {
+	if len(x) == 0 {
+		return Spread{}
+	}
+	mean, std := stat.PopMeanStdDev(x, nil)
+	lo, hi := x[0], x[0]
+	for _, v := range x {
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	return Spread{Nodes: len(x), Min: explain.Round1(lo), Max: explain.Round1(hi),
+		Mean: explain.Round1(mean), StdDev: explain.Round1(std)}
+}

@@ -29,6 +29,10 @@ type Collector interface {
 	PodSeries(namespace, name string) snapshot.Series
 	// Store gives access to every series (Export, Aggregate, Prune).
 	Store() *window.Store
+	// MetricResource gives access to the per-node MetricResource
+	// percentages (the upstream-style Prometheus query); empty for sources
+	// that have none.
+	MetricResource() *window.PointStore
 	// Status reports the last poll's outcome, for readiness.
 	Status() Status
 }
@@ -78,6 +82,7 @@ type Poller struct {
 	interval time.Duration
 	clock    clock.WithTicker
 	store    *window.Store
+	points   *window.PointStore
 	poll     PollFunc
 	metrics  *metrics
 
@@ -95,6 +100,10 @@ func NewPoller(name string, s Settings, poll PollFunc) (*Poller, error) {
 	if err != nil {
 		return nil, fmt.Errorf("collector %s: %w", name, err)
 	}
+	points, err := window.NewPointStore(s.Window, s.PollInterval)
+	if err != nil {
+		return nil, fmt.Errorf("collector %s: %w", name, err)
+	}
 	m, err := newMetrics(s.Registerer)
 	if err != nil {
 		return nil, fmt.Errorf("collector %s: %w", name, err)
@@ -103,7 +112,8 @@ func NewPoller(name string, s Settings, poll PollFunc) (*Poller, error) {
 	if clk == nil {
 		clk = clock.RealClock{}
 	}
-	return &Poller{name: name, interval: s.PollInterval, clock: clk, store: store, poll: poll, metrics: m}, nil
+	return &Poller{name: name, interval: s.PollInterval, clock: clk, store: store, points: points, poll: poll,
+		metrics: m}, nil
 }
 
 // Name returns the source name.
@@ -111,6 +121,9 @@ func (p *Poller) Name() string { return p.name }
 
 // Store returns the sample store.
 func (p *Poller) Store() *window.Store { return p.store }
+
+// MetricResource returns the store of MetricResource percentages.
+func (p *Poller) MetricResource() *window.PointStore { return p.points }
 
 // Clock returns the injected clock.
 func (p *Poller) Clock() clock.PassiveClock { return p.clock }
@@ -151,26 +164,44 @@ func (p *Poller) Run(ctx context.Context) {
 	}
 }
 
-// PollOnce fetches one poll (no lock held), then stores its samples, drops
-// series that have nothing left in the window and records the outcome.
-// It returns the poll's error. Run calls it; calls must not overlap.
+// PollOnce fetches one poll (no lock held), then stores its samples (and
+// MetricResource points), drops series that have nothing left in the
+// window and records the outcome: a poll succeeded when it had no error or
+// stored anything despite one, so a source serving only MetricResource
+// points is ready on them. It returns the poll's error. Run calls it;
+// calls must not overlap.
 func (p *Poller) PollOnce(ctx context.Context) error {
 	now := p.clock.Now()
 	batch, err := p.poll(ctx, now)
 	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		return err // shutting down: not a source failure
 	}
-	if batch.Len() > 0 {
+	if len(batch.Nodes)+len(batch.Pods) > 0 {
 		st := p.store.Ingest(now, &batch)
 		klog.FromContext(ctx).V(4).Info("Stored usage samples", "added", st.Added,
 			"duplicates", st.Duplicates, "tooOld", st.TooOld)
 	}
+	if len(batch.MetricResource) > 0 {
+		st := p.points.Ingest(now, batch.MetricResource)
+		klog.FromContext(ctx).V(4).Info("Stored MetricResource points", "added", st.Added,
+			"duplicates", st.Duplicates, "tooOld", st.TooOld)
+	}
 	p.store.Sweep(now)
+	p.points.Sweep(now)
 	p.record(ctx, now, err == nil || batch.Len() > 0, err)
-	if newest := p.store.Newest(); !newest.IsZero() {
+	if newest := p.newest(); !newest.IsZero() {
 		p.metrics.sampleAge.WithLabelValues(p.name).Set(now.Sub(newest).Seconds())
 	}
 	return err
+}
+
+// newest is the time of the newest sample or point held.
+func (p *Poller) newest() time.Time {
+	a, b := p.store.Newest(), p.points.Newest()
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // record updates the status and logs an error only when its text differs

@@ -10,6 +10,7 @@ import (
 
 	"github.com/usage-descheduler/descheduler/collectors/window"
 	"github.com/usage-descheduler/descheduler/pkg/api"
+	"github.com/usage-descheduler/descheduler/pkg/usage"
 )
 
 // The defaults of MetricsUtilization.
@@ -269,6 +270,22 @@ func (p *PrometheusQueries) Validate(path *field.Path) field.ErrorList {
 		}
 	}
 	return errs
+}
+
+// Measures returns the usage series the (defaulted) block reads: cpu and
+// memory with source KubernetesMetrics or Prometheus `queries`, the
+// MetricResource with Prometheus `query`, nothing with source Requests.
+func (m *MetricsUtilization) Measures() usage.Measures {
+	switch m.Source {
+	case api.SourceKubernetesMetrics:
+		return usage.Measures{CPUMemory: true}
+	case api.SourcePrometheus:
+		if m.Prometheus == nil {
+			return usage.Measures{}
+		}
+		return usage.Measures{CPUMemory: m.Prometheus.Queries != nil, MetricResource: m.Prometheus.Query != ""}
+	}
+	return usage.Measures{}
 }
 
 // WindowConfig returns the window configuration of validated policy.

@@ -62,4 +62,12 @@
 //
 // A metrics source also needs its connection in the policy's top-level
 // metricsProviders; CheckProvider reports a source without one.
+//
+// The upstream `query` feeds the MetricResource threshold: a poll hands its
+// points over in window.Batch.MetricResource and the Poller keeps them in
+// its MetricResource PointStore (a poll that stored only such points is a
+// success, so a collector with `query` alone is ready on them).
+// MetricsUtilization.Measures says which series a block reads: cpu and
+// memory (KubernetesMetrics, or Prometheus `queries`), MetricResource
+// (`query`), or both.
 package collectors

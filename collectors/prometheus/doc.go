@@ -14,9 +14,13 @@
 // with only one of the two is left out.
 //
 // The upstream-compatible `query` returns one value in [0, 1] per node
-// (label = node name, as in kubernetes-sigs/descheduler); it is kept as a
-// per-node percentage series (value × 100) read with NodeResourcePercent
-// and used as the node's MetricResource utilization.
+// (label = node name, as in kubernetes-sigs/descheduler); each poll hands
+// it over as per-node percentages (value × 100) in Batch.MetricResource,
+// which the Poller keeps in its MetricResource PointStore (read with
+// NodeResourcePercent; exported into snapshot.Objects.NodeMetricResource),
+// the node's MetricResource utilization. A poll that yields only such
+// points counts as a success, so a collector configured with `query`
+// alone is ready and fresh on them.
 //
 // # Range queries to backfill, instant queries to follow
 //

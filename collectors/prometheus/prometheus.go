@@ -29,7 +29,6 @@ type Collector struct {
 	queries  collectors.PrometheusQueries
 	label    model.LabelName
 	token    *tokenSource
-	percent  *window.PointStore
 	window   time.Duration
 	interval time.Duration
 	// lastEval is the evaluation time of the last poll in which a query
@@ -64,12 +63,8 @@ func New(conn Connection, q collectors.PrometheusQueries, s collectors.Settings)
 	if err != nil {
 		return nil, fmt.Errorf("prometheus collector: %w", err)
 	}
-	percent, err := window.NewPointStore(s.Window, s.PollInterval)
-	if err != nil {
-		return nil, fmt.Errorf("prometheus collector: %w", err)
-	}
 	c := &Collector{api: promv1.NewAPI(client), queries: q, label: model.LabelName(q.NodeLabel), token: token,
-		percent: percent, window: s.Window, interval: s.PollInterval}
+		window: s.Window, interval: s.PollInterval}
 	if c.Poller, err = collectors.NewPoller(Name, s, c.fetch); err != nil {
 		return nil, err
 	}
@@ -80,15 +75,12 @@ func New(conn Connection, q collectors.PrometheusQueries, s collectors.Settings)
 // it changed). It has no lasting effect with a bearerTokenFile.
 func (c *Collector) SetBearerToken(token string) { c.token.set(token) }
 
-// NodeResourcePercent returns the node's upstream-style utilization
-// percentages (query result × 100) in the window ending now; nil without
-// the upstream query.
+// NodeResourcePercent returns the node's MetricResource percentages
+// (upstream query result × 100) in the window ending now; nil without the
+// upstream query.
 func (c *Collector) NodeResourcePercent(name string) window.Points {
-	return c.percent.Series(name, c.Clock().Now())
+	return c.MetricResource().Series(name, c.Clock().Now())
 }
-
-// PercentStore returns the store of upstream-style percentages.
-func (c *Collector) PercentStore() *window.PointStore { return c.percent }
 
 // evalRange returns when to evaluate the queries at this poll: over the
 // whole window at the first poll (backfill), from the last successful
@@ -155,9 +147,8 @@ func (c *Collector) fetch(ctx context.Context, now time.Time) (window.Batch, err
 			errs = append(errs, err)
 		} else {
 			succeeded = true
-			c.percent.Ingest(now, percentPoints(result, c.label, &problems))
+			batch.MetricResource = percentPoints(result, c.label, &problems)
 		}
-		c.percent.Sweep(now)
 	}
 	if succeeded {
 		c.lastEval = now

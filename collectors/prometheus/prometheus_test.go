@@ -165,3 +165,38 @@ func TestUpstreamQuery(t *testing.T) {
 		t.Fatalf("usage stored without usage queries: %d %d", n, p)
 	}
 }
+
+// A collector with only the upstream query is ready on its MetricResource
+// points: a poll whose only result is points is a success, even when it
+// skipped bad items (partial), and a failing query is a failure.
+func TestUpstreamQueryReadiness(t *testing.T) {
+	q := collectors.PrometheusQueries{Query: "q", NodeLabel: "instance"}
+	h := newHarness(t, Connection{}, q)
+	h.prom.eval = func(string, time.Time) []value {
+		return []value{{map[string]string{"instance": "n1:9100"}, "0.5"}, {map[string]string{"instance": "n2:9100"}, "7"}}
+	}
+	err := h.poll(t)
+	if err == nil || !strings.Contains(err.Error(), "query: node n2: value 7 is not between 0 and 1") {
+		t.Fatalf("poll: %v, want n2 skipped", err)
+	}
+	st := h.c.Status()
+	if !st.Ready(t0, time.Minute) || st.ConsecutiveFailures != 0 {
+		t.Fatalf("status %+v, want a (partial) success at t0", st)
+	}
+	// Backfill: 21 points of 50% for n1; the export is what a snapshot gets.
+	exp := h.c.MetricResource().Export(t0)
+	if len(exp) != 1 || len(exp["n1"]) != 21 || exp["n1"][0].Value != 50 || !exp["n1"][20].Time.Equal(t0) {
+		t.Fatalf("export %v, want 21 points of 50 for n1", exp)
+	}
+	if !h.c.MetricResource().Newest().Equal(t0) {
+		t.Fatalf("newest %v, want %v", h.c.MetricResource().Newest(), t0)
+	}
+	h.prom.set(func(f *fakeProm) { f.down = true })
+	h.clock.Step(15 * time.Second)
+	if err := h.poll(t); err == nil {
+		t.Fatal("poll while down succeeded")
+	}
+	if st := h.c.Status(); st.ConsecutiveFailures != 1 || !st.LastSuccess.Equal(t0) {
+		t.Fatalf("status %+v, want one failure after the success at t0", st)
+	}
+}

@@ -5,7 +5,8 @@
 //
 // Store holds one series per node (by name) and per pod (by namespace and
 // name); PointStore holds unitless per-node series (upstream-style
-// percentages). A series is a ring buffer ordered by sample time with room
+// MetricResource percentages, exported with PointStore.Export into
+// snapshot.Objects.NodeMetricResource). A series is a ring buffer ordered by sample time with room
 // for Capacity(window, pollInterval) = ceil(window ÷ pollInterval) + Slack
 // samples, grown on demand, so memory is O(window ÷ pollInterval) per node
 // and pod whatever the number of polls. Adding a sample first drops the

@@ -39,6 +39,18 @@ type ScalarResult struct {
 // Known reports whether the result is fresh enough to use.
 func (r ScalarResult) Known() bool { return r.State == StateOK }
 
+// PointsInWindow returns the points of a time-ordered series that lie in
+// [now − window, now], sharing points' backing array (InWindow for Points).
+func PointsInWindow(points Points, now time.Time, window time.Duration) Points {
+	cutoff := now.Add(-window)
+	from, _ := slices.BinarySearchFunc(points, cutoff, func(p Point, t time.Time) int { return p.Time.Compare(t) })
+	to := from
+	for to < len(points) && !points[to].Time.After(now) {
+		to++
+	}
+	return points[from:to]
+}
+
 // AggregatePoints is Aggregate for a Points series: the same window,
 // freshness rules and aggregation.
 func AggregatePoints(points Points, now time.Time, cfg Config) ScalarResult {
@@ -69,6 +81,7 @@ type PointStore struct {
 
 	mu     sync.RWMutex
 	series map[string]*ring[float64]
+	newest int64
 }
 
 // NewPointStore returns an empty store keeping window of points arriving
@@ -88,9 +101,58 @@ func (s *PointStore) Ingest(now time.Time, points []NamedPoint) IngestStats {
 	defer s.mu.Unlock()
 	for _, p := range points {
 		e := entry[float64]{t: p.Point.Time.UnixNano(), v: p.Point.Value}
-		st.count(addTo(s.series, p.Name).add(e, cutoff, s.capacity))
+		o := addTo(s.series, p.Name).add(e, cutoff, s.capacity)
+		if o == added && e.t > s.newest {
+			s.newest = e.t
+		}
+		st.count(o)
 	}
 	return st
+}
+
+// Newest returns the time of the newest point ever added, or the zero time.
+func (s *PointStore) Newest() time.Time {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.newest == 0 {
+		return time.Time{}
+	}
+	return unixTime(s.newest)
+}
+
+// Export copies every series' points in [now − window, now], by node name
+// (series without any are left out), as snapshot.Objects.NodeMetricResource
+// holds them. All points share one backing array.
+func (s *PointStore) Export(now time.Time) map[string]Points {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	total := 0
+	for _, r := range s.series {
+		total += r.n
+	}
+	buf := make(Points, 0, total)
+	out := make(map[string]Points, len(s.series))
+	for name, r := range s.series {
+		start := len(buf)
+		buf = s.appendPoints(buf, r, now)
+		if len(buf) > start {
+			out[name] = buf[start:len(buf):len(buf)]
+		}
+	}
+	return out
+}
+
+// appendPoints appends the points of r in [now − window, now] to buf.
+func (s *PointStore) appendPoints(buf Points, r *ring[float64], now time.Time) Points {
+	if r == nil {
+		return buf
+	}
+	from, to := r.span(now.Add(-s.window).UnixNano(), now.UnixNano())
+	for i := from; i < to; i++ {
+		e := r.at(i)
+		buf = append(buf, Point{Time: unixTime(e.t), Value: e.v})
+	}
+	return buf
 }
 
 // Series returns a copy of the points of name in [now − window, now],
@@ -98,17 +160,7 @@ func (s *PointStore) Ingest(now time.Time, points []NamedPoint) IngestStats {
 func (s *PointStore) Series(name string, now time.Time) Points {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	r := s.series[name]
-	if r == nil {
-		return nil
-	}
-	from, to := r.span(now.Add(-s.window).UnixNano(), now.UnixNano())
-	var out Points
-	for i := from; i < to; i++ {
-		e := r.at(i)
-		out = append(out, Point{Time: unixTime(e.t), Value: e.v})
-	}
-	return out
+	return s.appendPoints(nil, s.series[name], now)
 }
 
 // Len returns the number of series held.

@@ -49,10 +49,14 @@ type Batch struct {
 	Nodes []NodeSample
 	// Pods are the pod samples.
 	Pods []PodSample
+	// MetricResource are per-node MetricResource percentages (the
+	// upstream-style Prometheus query); they go to a PointStore, not to
+	// Store.Ingest.
+	MetricResource []NamedPoint
 }
 
-// Len returns the number of samples in the batch.
-func (b *Batch) Len() int { return len(b.Nodes) + len(b.Pods) }
+// Len returns the number of samples and points in the batch.
+func (b *Batch) Len() int { return len(b.Nodes) + len(b.Pods) + len(b.MetricResource) }
 
 // IngestStats counts what Store.Ingest did with a batch's samples.
 type IngestStats struct {
@@ -124,8 +128,9 @@ func (s *Store) Capacity() int { return s.capacity }
 // readers wait at most a few milliseconds behind a large poll.
 const ingestChunk = 4096
 
-// Ingest adds a batch of samples, taking the write lock once per
-// ingestChunk samples. Samples older than now − window are dropped, a
+// Ingest adds a batch's node and pod samples (not its MetricResource
+// points: see PointStore), taking the write lock once per ingestChunk
+// samples. Samples older than now − window are dropped, a
 // timestamp already stored for the series is skipped, and out-of-order
 // samples are inserted at their place.
 func (s *Store) Ingest(now time.Time, b *Batch) IngestStats {

@@ -209,3 +209,37 @@ func BenchmarkIngestFirstPoll(b *testing.B) {
 		s.Ingest(t0, &batch)
 	}
 }
+
+func TestPointStoreExportAndNewest(t *testing.T) {
+	s, err := NewPointStore(5*time.Minute, 15*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Newest().IsZero() || len(s.Export(t0)) != 0 {
+		t.Fatal("an empty store has points")
+	}
+	pt := func(t time.Time, v float64) Point { return Point{Time: t, Value: v} }
+	s.Ingest(t0, []NamedPoint{{"n1", pt(t0.Add(-time.Minute), 40)}, {"n1", pt(t0, 50)},
+		{"n2", pt(t0.Add(-4*time.Minute), 10)}})
+	if !s.Newest().Equal(t0) {
+		t.Fatalf("newest %v, want %v", s.Newest(), t0)
+	}
+	// 2m later the window [t0−3m, t0+2m] no longer holds n2's point.
+	got := s.Export(t0.Add(2 * time.Minute))
+	want := map[string]Points{"n1": {pt(t0.Add(-time.Minute), 40), pt(t0, 50)}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("export %v, want %v", got, want)
+	}
+}
+
+func TestPointsInWindow(t *testing.T) {
+	pt := func(ago time.Duration) Point { return Point{Time: t0.Add(-ago), Value: 1} }
+	points := Points{pt(6 * time.Minute), pt(5 * time.Minute), pt(time.Minute), pt(0), pt(-time.Minute)}
+	// [t0−5m, t0]: closed at both ends; the point after t0 is left out.
+	if got := PointsInWindow(points, t0, 5*time.Minute); !reflect.DeepEqual(got, points[1:4]) {
+		t.Fatalf("in window %v, want %v", got, points[1:4])
+	}
+	if got := PointsInWindow(nil, t0, time.Minute); len(got) != 0 {
+		t.Fatalf("nil series: %v", got)
+	}
+}

@@ -312,10 +312,12 @@ type withUsage struct {
 }
 
 // Objects returns the inner source's objects with NodeMetrics and
-// PodMetrics holding the in-window samples of every collector. Series of
-// nodes and pods that no longer exist are first pruned from the stores. A
-// node or pod served by two collectors keeps the series of the first (in
-// order of first use by the policy's plugins): series are never mixed.
+// PodMetrics holding the in-window samples of every collector, and
+// NodeMetricResource its MetricResource percentages (the upstream
+// Prometheus query). Series of nodes and pods that no longer exist are
+// first pruned from the stores. A node or pod served by two collectors
+// keeps the series of the first (in order of first use by the policy's
+// plugins): series are never mixed.
 func (w *withUsage) Objects() (snapshot.Objects, error) {
 	objs, err := w.inner.Objects()
 	if err != nil {
@@ -337,21 +339,23 @@ func (w *withUsage) Objects() (snapshot.Objects, error) {
 	if objs.PodMetrics == nil {
 		objs.PodMetrics = map[types.NamespacedName]snapshot.Series{}
 	}
+	if objs.NodeMetricResource == nil {
+		objs.NodeMetricResource = map[string]snapshot.Points{}
+	}
 	now := w.set.clock.Now()
 	for _, c := range w.set.collectors {
 		c.Store().Prune(liveNode, livePod)
-		if pc, ok := c.Collector.(*promcollector.Collector); ok {
-			pc.PercentStore().Prune(liveNode)
-		}
+		c.MetricResource().Prune(liveNode)
 		exp := c.Store().Export(now)
 		mergeSeries(objs.NodeMetrics, exp.Nodes)
 		mergeSeries(objs.PodMetrics, exp.Pods)
+		mergeSeries(objs.NodeMetricResource, c.MetricResource().Export(now))
 	}
 	return objs, nil
 }
 
 // mergeSeries adds the series of from whose keys dst does not have yet.
-func mergeSeries[K comparable](dst, from map[K]snapshot.Series) {
+func mergeSeries[K comparable, S any](dst, from map[K]S) {
 	for k, s := range from {
 		if _, ok := dst[k]; !ok {
 			dst[k] = s

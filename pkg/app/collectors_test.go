@@ -241,6 +241,10 @@ func fakeSeries(query string) []fakeValue {
 		return pod("0.1")
 	case collectors.DefaultPodMemoryQuery:
 		return pod(strconv.Itoa(256 << 20))
+	case upstreamQuery:
+		// Upstream's form: instance = node name (a port is stripped).
+		return []fakeValue{{map[string]string{"instance": "n1"}, "0.92"}, {map[string]string{"instance": "n2:9100"}, "0.3"},
+			{map[string]string{"instance": "ghost"}, "0.5"}}
 	}
 	return nil
 }

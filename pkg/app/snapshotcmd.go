@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -54,8 +53,10 @@ samples as NodeMetrics/PodMetrics items to one List file that simulate reads.
 
 Samples come from metrics-server, polled every --interval for --duration (0: one
 poll), or, when --policy has an enabled plugin with source Prometheus, from that
-provider: one range query over the last --duration at step --interval. Simulate
-the file with the --now this command prints.`,
+provider: one range query over the last --duration at step --interval per
+query, including the upstream prometheus.query, whose per-node MetricResource
+percentages are written too. Simulate the file with the --now this command
+prints.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runSnapshotCommand(cmd, o)
@@ -117,7 +118,8 @@ type pollingCollector interface {
 
 // takeSnapshot syncs the informers, collects usage, then writes the objects
 // (as they are at the end) and the in-window samples of the nodes and pods
-// among them to o.Output; the summary and the --now to simulate with go to
+// among them (with the policy's upstream Prometheus query, the nodes'
+// MetricResource percentages too) to o.Output; the summary and the --now to simulate with go to
 // errOut. The file is written even when no usage could be collected, but
 // then the error is returned. Interrupting the collection (ctx ends) writes
 // what was collected so far.
@@ -155,12 +157,17 @@ func takeSnapshot(ctx context.Context, o *SnapshotOptions, deps snapshotDeps, ou
 	now := deps.Clock.Now()
 	exp := c.Store().Export(now)
 	objs.NodeMetrics, objs.PodMetrics = liveSeries(objs, exp)
+	objs.NodeMetricResource = liveNodes(objs, c.MetricResource().Export(now))
 	if err := writeSnapshotFile(o.Output, out, objs); err != nil {
 		return err
 	}
-	fmt.Fprintf(errOut, "wrote %s: %d nodes, %d pods, %d node and %d pod usage series from %s (%d polls%s); "+
+	metric := ""
+	if len(objs.NodeMetricResource) > 0 {
+		metric = fmt.Sprintf(" and %d node MetricResource series", len(objs.NodeMetricResource))
+	}
+	fmt.Fprintf(errOut, "wrote %s: %d nodes, %d pods, %d node and %d pod usage series%s from %s (%d polls%s); "+
 		"simulate it with --now %s\n", o.Output, len(objs.Nodes), len(objs.Pods), len(objs.NodeMetrics),
-		len(objs.PodMetrics), c.Name(), polls, interrupted(ctx), now.UTC().Format(time.RFC3339))
+		len(objs.PodMetrics), metric, c.Name(), polls, interrupted(ctx), now.UTC().Format(time.RFC3339))
 	if st := c.Status(); st.LastSuccess.IsZero() {
 		return fmt.Errorf("wrote %s without usage samples: collecting from %s never succeeded: %w",
 			o.Output, c.Name(), errors.Join(st.LastError, ctx.Err()))
@@ -213,13 +220,17 @@ func snapshotCollector(ctx context.Context, o *SnapshotOptions, deps snapshotDep
 	return c, false, err
 }
 
-// snapshotQueries returns the usage queries of the policy without the
-// upstream percentage query, which yields no samples a file can hold; a
-// policy with only that query gets the default usage queries.
+// snapshotQueries returns the policy's Prometheus queries for a snapshot:
+// its upstream `query` (the MetricResource, written as per-node
+// percentages) and its usage `queries`, the default ones when it has only
+// `query`, so the file also shows cpu and memory usage.
 func snapshotQueries(q *collectors.PrometheusQueries) collectors.PrometheusQueries {
 	out := collectors.PrometheusQueries{}
 	if q != nil {
-		out.NodeLabel, out.Queries = q.NodeLabel, q.Queries
+		out = *q
+	}
+	if out.Queries == nil {
+		out.Queries = &collectors.UsageQueries{}
 	}
 	out.Default()
 	return out
@@ -269,21 +280,22 @@ func liveSeries(objs snapshot.Objects, exp window.Export) (map[string]snapshot.S
 	return nodes, pods
 }
 
-// writeSnapshotFile writes objs as a List to path, or to stdout for "-".
+// liveNodes keeps the exported MetricResource series of the nodes in objs.
+func liveNodes(objs snapshot.Objects, exp map[string]snapshot.Points) map[string]snapshot.Points {
+	out := make(map[string]snapshot.Points, len(objs.Nodes))
+	for _, n := range objs.Nodes {
+		if p, ok := exp[n.Name]; ok {
+			out[n.Name] = p
+		}
+	}
+	return out
+}
+
+// writeSnapshotFile writes objs to path (snapshot.WriteFile: JSON for a
+// ".json" name, else a YAML List), or as a YAML List to stdout for "-".
 func writeSnapshotFile(path string, stdout io.Writer, objs snapshot.Objects) error {
 	if path == "-" {
 		return snapshot.WriteList(stdout, objs)
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("creating the snapshot file: %w", err)
-	}
-	if err := snapshot.WriteList(f, objs); err != nil {
-		_ = f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	return snapshot.WriteFile(path, objs)
 }

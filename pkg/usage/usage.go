@@ -12,6 +12,12 @@
 // samples (from snapshot files' NodeMetrics/PodMetrics items or the
 // collectors' stores).
 //
+// Evictions earlier in the cycle: on a working snapshot (after
+// WithoutPods) a node's known cpu/memory usage no longer counts the pods
+// that left it (snapshot.Removed): their aggregated usage, or their
+// requests when unknown, is subtracted, because samples lag behind
+// evictions.
+//
 // Usage that is not known is never zero: a node or pod whose series is
 // stale or missing has State window.StateStale or StateMissing, Known
 // false, a Reason, MilliCPU and Memory of Unknown (−1) and NaN percentages.
@@ -22,6 +28,29 @@
 // milli-CPU × 100, MemoryPercent = Memory ÷ allocatable bytes × 100 (with
 // resources.Percent: a node without allocatable CPU or memory is at 100% as
 // soon as anything is used). CPU and memory are never added together.
+//
+// # MetricResource
+//
+// A node's MetricResource is upstream's percentage of the node in use as
+// one Prometheus query says (metricsUtilization.prometheus.query, a value
+// in [0, 1] per node, stored ×100: snapshot.Snapshot.NodeMetricResource).
+// It is aggregated with window.AggregatePoints and the same window.Config
+// (window, aggregation, minSamples, maxStaleness) as cpu and memory, and
+// has its own freshness: NodeUsage.MetricResource.{Percent, Known, State,
+// Reason, Samples}, NaN when not known, never 0. NodeUsage.Known, State
+// and Reason keep describing the cpu/memory series alone.
+//
+// Which series a consumer needs depends on its metricsUtilization
+// (Measures): cpu/memory with source KubernetesMetrics or Prometheus
+// `queries`, MetricResource with Prometheus `query`, both with `query` and
+// `queries`. NodeUsage.Usable combines the freshness of the needed series
+// only: a node is usable when every needed series is fresh, so with only
+// `query` a node without any cpu/memory sample is usable on its
+// MetricResource alone, while with `query` and `queries` a stale
+// MetricResource makes the node unusable even when cpu and memory are
+// fresh (it could be hot by the metric, so it must neither be relieved on
+// cpu alone nor receive pods). The combined state is the worst needed one
+// (missing before stale before ok); the reason names the series.
 package usage
 
 import (
@@ -65,6 +94,71 @@ type NodeUsage struct {
 	Reason string
 	// Samples is the number of samples in the window.
 	Samples int
+	// MetricResource is the aggregated MetricResource percentage, with its
+	// own freshness.
+	MetricResource MetricUsage
+}
+
+// MetricUsage is the aggregated MetricResource of one node.
+type MetricUsage struct {
+	// Percent is the aggregated percentage, 0-100 (NaN unless Known).
+	Percent float64
+	// Known is State == window.StateOK.
+	Known bool
+	// State is the freshness of the node's MetricResource points.
+	State window.State
+	// Reason says why the value is not known, with the deciding numbers.
+	Reason string
+	// Samples is the number of points in the window.
+	Samples int
+}
+
+// Measures says which of a node's series a consumer uses.
+type Measures struct {
+	// CPUMemory: the cpu and memory samples (NodeMetrics).
+	CPUMemory bool
+	// MetricResource: the MetricResource points (NodeMetricResource).
+	MetricResource bool
+}
+
+// Any reports whether anything is measured.
+func (m Measures) Any() bool { return m.CPUMemory || m.MetricResource }
+
+// Usable combines the freshness of the series m needs (see the package
+// documentation): ok when every needed series is known, else the worst
+// needed state (missing before stale) with its reason, prefixed by the
+// series ("cpu/memory: ..." or "MetricResource: ...") when m needs both.
+// Nothing needed is usable.
+func (u NodeUsage) Usable(m Measures) (ok bool, state window.State, reason string) {
+	state = window.StateOK
+	worse := func(s window.State, why, series string) {
+		if rank(s) <= rank(state) {
+			return
+		}
+		state, reason = s, why
+		if m.CPUMemory && m.MetricResource {
+			reason = series + ": " + why
+		}
+	}
+	if m.CPUMemory && !u.Known {
+		worse(u.State, u.Reason, "cpu/memory")
+	}
+	if m.MetricResource && !u.MetricResource.Known {
+		worse(u.MetricResource.State, u.MetricResource.Reason, "MetricResource")
+	}
+	return state == window.StateOK, state, reason
+}
+
+// rank orders states from best to worst.
+func rank(s window.State) int {
+	switch s {
+	case window.StateOK:
+		return 0
+	case window.StateStale:
+		return 1
+	default:
+		return 2
+	}
 }
 
 // PodUsage is the aggregated usage of one pod (the sum of its containers).
@@ -115,8 +209,16 @@ const reasonNotConsidered = "not a considered node of the snapshot"
 func Compute(snap *snapshot.Snapshot, cfg window.Config) *View {
 	nodes := snap.Nodes()
 	v := &View{snap: snap, config: cfg, nodes: make(map[string]NodeUsage, len(nodes))}
+	// Most snapshots have no MetricResource at all: its missing result is
+	// the same for every node, computed once.
+	noMetric := metricUsage(window.AggregatePoints(nil, snap.Now, cfg))
 	for _, ni := range nodes {
 		nu := nodeUsage(ni, window.Aggregate(snap.NodeSamples(ni.Name()), snap.Now, cfg))
+		v.subtractRemoved(ni, &nu)
+		nu.MetricResource = noMetric
+		if points := snap.NodeMetricResource(ni.Name()); len(points) > 0 {
+			nu.MetricResource = metricUsage(window.AggregatePoints(points, snap.Now, cfg))
+		}
 		v.nodes[ni.Name()] = nu
 		if !nu.Known {
 			v.unusable = append(v.unusable, Unusable{Kind: KindNode, Name: ni.Name(), State: nu.State, Reason: nu.Reason})
@@ -138,6 +240,41 @@ func nodeUsage(ni *snapshot.NodeInfo, r window.Result) NodeUsage {
 	u.CPUPercent = resources.Percent(u.MilliCPU, ni.Allocatable.MilliCPU)
 	u.MemoryPercent = resources.Percent(u.Memory, ni.Allocatable.Memory)
 	return u
+}
+
+// subtractRemoved takes the pods that left a node earlier in this cycle
+// (snapshot.Removed: a working snapshot after evictions) off its known
+// usage: each pod's aggregated usage, or its requests when that is not
+// known (what the strategies assume it moved), never below 0. The
+// samples lag behind evictions, so without this a strategy planning again
+// after a failed eviction, or running after another one in the same cycle,
+// would relieve the node a second time.
+func (v *View) subtractRemoved(ni *snapshot.NodeInfo, u *NodeUsage) {
+	removed := v.snap.Removed(ni.Name())
+	if !u.Known || len(removed) == 0 {
+		return
+	}
+	for _, pi := range removed {
+		if snapshot.IsTerminal(pi.Pod) {
+			continue
+		}
+		cpu, mem := pi.Requests.MilliCPU, pi.Requests.Memory
+		if pu := v.Pod(pi.Pod.Namespace, pi.Pod.Name); pu.Known {
+			cpu, mem = pu.MilliCPU, pu.Memory
+		}
+		u.MilliCPU, u.Memory = max(0, u.MilliCPU-cpu), max(0, u.Memory-mem)
+	}
+	u.CPUPercent = resources.Percent(u.MilliCPU, ni.Allocatable.MilliCPU)
+	u.MemoryPercent = resources.Percent(u.Memory, ni.Allocatable.Memory)
+}
+
+// metricUsage converts an aggregate of MetricResource points.
+func metricUsage(r window.ScalarResult) MetricUsage {
+	m := MetricUsage{Percent: math.NaN(), State: r.State, Reason: r.Reason, Samples: r.Samples}
+	if r.Known() {
+		m.Known, m.Percent = true, r.Value
+	}
+	return m
 }
 
 // podUsage converts an aggregate to a pod's usage.
@@ -162,7 +299,8 @@ func (v *View) Node(name string) NodeUsage {
 		return u
 	}
 	return NodeUsage{MilliCPU: Unknown, Memory: Unknown, CPUPercent: math.NaN(), MemoryPercent: math.NaN(),
-		State: window.StateMissing, Reason: reasonNotConsidered}
+		State: window.StateMissing, Reason: reasonNotConsidered,
+		MetricResource: MetricUsage{Percent: math.NaN(), State: window.StateMissing, Reason: reasonNotConsidered}}
 }
 
 // Pod aggregates the snapshot's samples of a pod (O(its samples); callers
@@ -174,7 +312,8 @@ func (v *View) Pod(namespace, name string) PodUsage {
 
 // Unusable returns the considered nodes (by name) and then the
 // non-terminal pods bound to them (by node, then namespace and name) whose
-// usage is not known, with why. It aggregates every such pod, O(pods +
+// cpu/memory usage is not known, with why (a node's MetricResource is
+// judged with NodeUsage.Usable). It aggregates every such pod, O(pods +
 // their samples), on each call.
 func (v *View) Unusable() []Unusable {
 	out := slices.Clip(v.unusable)

@@ -87,6 +87,12 @@ func testSnapshot(t *testing.T) *snapshot.Snapshot {
 func TestNodes(t *testing.T) {
 	v := Compute(testSnapshot(t), cfg)
 	n1 := v.Node("n1")
+	// n1 has no MetricResource points: missing, NaN (compared apart: NaN
+	// is not equal to itself).
+	if m := n1.MetricResource; m.Known || m.State != window.StateMissing || !math.IsNaN(m.Percent) {
+		t.Errorf("n1 MetricResource %+v, want missing and NaN", m)
+	}
+	n1.MetricResource = MetricUsage{}
 	want := NodeUsage{MilliCPU: 2000, Memory: 2 * gi, CPUPercent: 50, MemoryPercent: 25, Known: true,
 		State: window.StateOK, Samples: 3}
 	if !reflect.DeepEqual(n1, want) {

@@ -13,7 +13,8 @@ import (
 type Args struct {
 	// Thresholds: a node with every resource at or below its threshold is
 	// underutilized and gets drained. Required. Unnamed cpu, memory and
-	// pods default to 100.
+	// pods default to 100. MetricResource (upstream's name) is the
+	// percentage metricsUtilization.prometheus.query measures.
 	Thresholds nu.Thresholds `json:"thresholds,omitempty"`
 	// NumberOfNodes: the strategy runs only when more than this many nodes
 	// are underutilized. Default 0.
@@ -61,8 +62,10 @@ func (a *Args) Default() {
 // Validate reports every problem with its field path: thresholds present,
 // values in [0, 100], supported resource names, numberOfNodes >= 0,
 // evictionLimits.node >= 0, no evictableNamespaces.include,
-// metricsUtilization (under metricsUtilization) and classification
-// (Requests, Usage or Both; Requests with source Requests).
+// metricsUtilization (under metricsUtilization), classification
+// (Requests, Usage or Both; Requests with source Requests) and
+// MetricResource (only with metricsUtilization.prometheus.query, which
+// must then be used: nodeutilization.ValidateMetricResource).
 func (a *Args) Validate(path *field.Path) field.ErrorList {
 	errs := nu.ValidateThresholds(a.Thresholds, path.Child("thresholds"))
 	errs = append(errs, nu.ValidateCommon(a.NumberOfNodes, a.EvictionLimits, a.EvictableNamespaces, path)...)
@@ -71,7 +74,11 @@ func (a *Args) Validate(path *field.Path) field.ErrorList {
 		errs = append(errs, a.MetricsUtilization.Validate(path.Child("metricsUtilization"))...)
 		source = a.MetricsUtilization.Source
 	}
-	return append(errs, nu.ValidateClassification(a.Classification, source, path.Child("classification"))...)
+	errs = append(errs, nu.ValidateClassification(a.Classification, source, path.Child("classification"))...)
+	return append(errs, nu.ValidateMetricResource(nu.MetricResourceArgs{
+		Maps:    []nu.NamedThresholds{{Field: "thresholds", Thresholds: a.Thresholds}},
+		Metrics: a.MetricsUtilization, Classification: a.Classification,
+	}, path)...)
 }
 
 func (a *Args) defaultMetricsUtilization() {

@@ -45,7 +45,14 @@
 // step 3. Hysteresis is LowNodeUtilization's only: draining an idle node
 // does not loop.
 //
+// With upstream's metricsUtilization.prometheus.query, MetricResource
+// thresholds classify by the query's value × 100 per node; a pod's share
+// of it is unknown, so a source is drained only when its whole
+// MetricResource fits into the destinations' MetricResource headroom
+// (nodeutilization documents the rules).
+//
 // Each eviction's reason names the resource closest to its threshold, e.g.
-// "node n3 cpu 10% <= threshold 20% (requests)" or
-// "node n3 cpu usage 10% <= threshold 20%; pod uses 50m".
+// "node n3 cpu 10% <= threshold 20% (requests)",
+// "node n3 cpu usage 10% <= threshold 20%; pod uses 50m" or
+// "node n3 MetricResource 5% <= threshold 20%".
 package highnodeutilization

@@ -77,12 +77,12 @@ func (h *HighNodeUtilization) Plan(ctx context.Context, snap *snapshot.Snapshot,
 	logger.V(2).Info("Nodes classified", "classification", views.Mode,
 		"underutilized", len(cls.Under), "overutilized", len(cls.Over), "appropriate", len(cls.Appropriate),
 		"unknownUsage", len(views.Unknown), "thresholds", h.band.Low)
-	nu.LogClassification(logger, cls, h.names)
+	nu.LogClassification(logger, cls, h.names, views.Measured())
 	if reason := abortReason(cls, len(views.Nodes), h.args.NumberOfNodes); reason != "" {
 		logger.V(2).Info("Nothing to do", "reason", reason)
 		return nil, nil
 	}
-	nu.SortByViews(cls.Under, views.Mode, h.names, false)
+	nu.SortByViews(cls.Under, views, h.names, false)
 	return nu.Evict(ctx, nu.Eviction{
 		Sources:      cls.Under,
 		Destinations: cls.Over,
@@ -100,11 +100,12 @@ func (h *HighNodeUtilization) views(snap *snapshot.Snapshot) nu.Views {
 // compactWhenAllUnderutilized and every node (at least two) underutilized,
 // nodeutilization.Compact picks sources and destinations instead.
 func (h *HighNodeUtilization) classify(logger klog.Logger, views nu.Views) nu.Classification {
-	cls := nu.ClassifyHighViews(views.Nodes, views.Mode, h.band.Low)
+	cls := nu.ClassifyHighViews(views.Nodes, views.Mode, nu.RequestThresholds(h.band.Low),
+		nu.UsageThresholds(h.band.Low, views.Measures))
 	if !h.args.CompactWhenAllUnderutilized || len(views.Nodes) < 2 || len(cls.Under) != len(views.Nodes) {
 		return cls
 	}
-	src, dst := nu.Compact(views.Nodes, views.Mode, h.names)
+	src, dst := nu.Compact(views.Nodes, views, h.names)
 	logger.V(2).Info("All nodes underutilized: compacting", "sources", len(src), "destinations", len(dst))
 	return nu.Classification{Under: src, Over: dst}
 }
@@ -117,18 +118,18 @@ func (h *HighNodeUtilization) ledger(logger klog.Logger, views nu.Views, cls nu.
 		View:      nu.ViewRequests,
 		Headroom:  nu.Headroom(cls.Over, nil, h.names),
 		Names:     h.names,
-		Threshold: h.band.Low,
+		Threshold: nu.RequestThresholds(h.band.Low),
 	}
 	logger.V(2).Info("Headroom on destination nodes", "view", nu.ViewRequests, "milliCPU", req.Headroom.MilliCPU,
 		"memoryBytes", req.Headroom.Memory, "pods", req.Headroom.Pods, "scalar", req.Headroom.Scalar)
 	if views.Mode == nu.ClassifyRequests {
 		return req
 	}
-	use := nu.UsageLedger(cls.Over, nil, nil, h.band.Low)
+	use := nu.UsageLedger(cls.Over, nil, nil, nu.UsageThresholds(h.band.Low, views.Measures), views.Measures)
 	logger.V(2).Info("Headroom on destination nodes", "view", nu.ViewUsage, "milliCPU", use.Headroom.MilliCPU,
 		"memoryBytes", use.Headroom.Memory)
 	return nu.NewViewLedger(nu.ViewLedgerConfig{Mode: views.Mode, Req: req, Use: use, Usage: views.Usage,
-		Destinations: cls.Over})
+		Measures: views.Measures, Destinations: cls.Over, Sources: cls.Under, Removed: views.Removed})
 }
 
 func (h *HighNodeUtilization) nodeLimit() *int {

@@ -17,6 +17,8 @@ type Args struct {
 	UseDeviationThresholds bool `json:"useDeviationThresholds,omitempty"`
 	// Thresholds: a node with every resource at or below its threshold is
 	// underutilized. Required. Unnamed cpu, memory and pods default to 100.
+	// MetricResource (upstream's name) is the percentage
+	// metricsUtilization.prometheus.query measures.
 	Thresholds nu.Thresholds `json:"thresholds,omitempty"`
 	// TargetThresholds: a node with some resource above its target is
 	// overutilized. Required; must name the same resources as Thresholds.
@@ -93,8 +95,10 @@ func (a *Args) Default() {
 // evictableNamespaces.include, metricsUtilization (under
 // metricsUtilization), classification (Requests, Usage or Both; Requests
 // with source Requests), hysteresis (durations >= 0, releaseMargin in
-// [0, 100]) and softTaint (qualified key, label value, enabled only when
-// classifying by usage).
+// [0, 100]), softTaint (qualified key, label value, enabled only when
+// classifying by usage) and MetricResource (only with
+// metricsUtilization.prometheus.query, which must then be used:
+// nodeutilization.ValidateMetricResource).
 func (a *Args) Validate(path *field.Path) field.ErrorList {
 	errs := nu.ValidateThresholdPair(a.Thresholds, a.TargetThresholds, a.UseDeviationThresholds, path)
 	errs = append(errs, nu.ValidateCommon(a.NumberOfNodes, a.EvictionLimits, a.EvictableNamespaces, path)...)
@@ -110,7 +114,11 @@ func (a *Args) Validate(path *field.Path) field.ErrorList {
 	if a.SoftTaint != nil {
 		errs = append(errs, a.SoftTaint.Validate(a.usesUsage(), path.Child("softTaint"))...)
 	}
-	return errs
+	return append(errs, nu.ValidateMetricResource(nu.MetricResourceArgs{
+		Maps: []nu.NamedThresholds{{Field: "thresholds", Thresholds: a.Thresholds},
+			{Field: "targetThresholds", Thresholds: a.TargetThresholds}},
+		Metrics: a.MetricsUtilization, Classification: a.Classification, Deviation: a.UseDeviationThresholds,
+	}, path)...)
 }
 
 func (a *Args) defaultMetricsUtilization() {

@@ -47,7 +47,7 @@ func benchCluster(nodes int) ([]*v1.Node, []*v1.Pod) {
 
 func benchPlan(b *testing.B, nodes int) {
 	ns, pods := benchCluster(nodes)
-	benchRun(b, nodeutiltest.Snapshot(b, ns, pods), nodes/10*14, nil)
+	benchRun(b, nodeutiltest.Snapshot(b, ns, pods), nodes/10*14, benchArgs(nil))
 }
 
 // benchUsage gives every node and pod a series of 6 samples (one a minute
@@ -69,7 +69,7 @@ func benchUsage(b *testing.B, nodes int) {
 		m.Nodes[n.Name] = minuteSeries(perNode[n.Name], 30*64<<20)
 	}
 	snap := nodeutiltest.UsageSnapshot(b, ns, pods, m, nil)
-	benchRun(b, snap, nodes/10*15, nodeutiltest.MetricsSource(api.SourceKubernetesMetrics))
+	benchRun(b, snap, nodes/10*15, benchArgs(nodeutiltest.MetricsSource(api.SourceKubernetesMetrics)))
 }
 
 func minuteSeries(milliCPU, memory int64) snapshot.Series {
@@ -81,13 +81,45 @@ func minuteSeries(milliCPU, memory int64) snapshot.Series {
 	return out
 }
 
-func benchRun(b *testing.B, snap *snapshot.Snapshot, want int, mu *collectors.MetricsUtilization) {
-	// memory: 30 x 64Mi = 1920Mi of 8Gi = 23.4%, so memory thresholds sit above it.
-	args := &Args{
+// benchMetricResource gives every node six MetricResource points (one a
+// minute over the 5m window) at its cpu requests' percentage (90%, 15% or
+// 45%), with upstream's query alone and MetricResource thresholds 20 / 50:
+// 500 sources per 5,000 nodes give one pod each (a pod's share of
+// MetricResource is unknown), and the 1,500 destinations have a slot for
+// each.
+func benchMetricResource(b *testing.B, nodes int) {
+	ns, pods := benchCluster(nodes)
+	m := nodeutiltest.Metrics{MetricResource: map[string]snapshot.Points{}}
+	for i, n := range ns {
+		pct := 45.0
+		switch i % 10 {
+		case 0:
+			pct = 90
+		case 1, 2, 3:
+			pct = 15
+		}
+		pts := make(snapshot.Points, 0, 6)
+		for k := 5; k >= 0; k-- {
+			pts = append(pts, snapshot.Point{Time: nodeutiltest.Now.Add(-time.Duration(k) * time.Minute), Value: pct})
+		}
+		m.MetricResource[n.Name] = pts
+	}
+	snap := nodeutiltest.UsageSnapshot(b, ns, pods, m, nil)
+	benchRun(b, snap, nodes/10, &Args{Thresholds: nu.Thresholds{nu.MetricResource: 20},
+		TargetThresholds: nu.Thresholds{nu.MetricResource: 50}, MetricsUtilization: nodeutiltest.PrometheusQuery(false)})
+}
+
+// benchArgs: memory: 30 x 64Mi = 1920Mi of 8Gi = 23.4%, so memory
+// thresholds sit above it.
+func benchArgs(mu *collectors.MetricsUtilization) *Args {
+	return &Args{
 		Thresholds:         nu.Thresholds{v1.ResourceCPU: 20, v1.ResourceMemory: 30},
 		TargetThresholds:   nu.Thresholds{v1.ResourceCPU: 50, v1.ResourceMemory: 60},
 		MetricsUtilization: mu,
 	}
+}
+
+func benchRun(b *testing.B, snap *snapshot.Snapshot, want int, args *Args) {
 	args.Default()
 	s, err := New(args, framework.Deps{})
 	if err != nil {
@@ -115,3 +147,7 @@ func BenchmarkLowNodeUtilization1000(b *testing.B) { benchPlan(b, 1000) }
 // with a metrics source (classification Both) and usage series for every
 // node and pod.
 func BenchmarkLowNodeUtilizationUsage5000(b *testing.B) { benchUsage(b, 5000) }
+
+// BenchmarkLowNodeUtilizationMetricResource5000 is the same cluster with
+// upstream's Prometheus query: MetricResource points for every node.
+func BenchmarkLowNodeUtilizationMetricResource5000(b *testing.B) { benchMetricResource(b, 5000) }

@@ -46,7 +46,17 @@
 // implements framework.NodeStater (the hysteresis state to record) and
 // framework.SoftTainter.
 //
+// Upstream's Prometheus form, metricsUtilization.prometheus.query with
+// MetricResource thresholds, makes MetricResource (the query's value × 100
+// per node) a measured resource of the usage view. A pod's share of it is
+// unknown, so a node that is a source only because of MetricResource gives
+// up at most one pod per cycle, and each underutilized node takes at most
+// one such eviction per cycle (nodeutilization documents the rules and
+// how freshness combines with the cpu/memory `queries`).
+//
 // Each eviction's reason names the deciding resource, e.g.
 // "node n1 cpu 85% > target 50% (requests)", or by usage
-// "node n1 cpu usage 95% > target 80% for 10m; pod uses 380m".
+// "node n1 cpu usage 95% > target 80% for 10m; pod uses 380m", or
+// "node n1 MetricResource 92% > target 70% for 5m; at most one pod per
+// cycle: a pod's share of MetricResource is unknown".
 package lownodeutilization

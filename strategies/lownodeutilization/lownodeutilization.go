@@ -78,12 +78,12 @@ func (l *LowNodeUtilization) Plan(ctx context.Context, snap *snapshot.Snapshot, 
 		"underutilized", len(cls.Under), "overutilized", len(cls.Over), "appropriate", len(cls.Appropriate),
 		"unknownUsage", len(views.Unknown), "thresholds", bands.Req.Low, "targetThresholds", bands.Req.High,
 		"useDeviationThresholds", l.args.UseDeviationThresholds)
-	nu.LogClassification(logger, cls, l.names)
+	nu.LogClassification(logger, cls, l.names, views.Measured())
 	if reason := abortReason(cls, len(views.Nodes), l.args.NumberOfNodes); reason != "" {
 		logger.V(2).Info("Nothing to do", "reason", reason)
 		return nil, nil
 	}
-	nu.SortByViews(cls.Over, views.Mode, l.names, true)
+	nu.SortByViews(cls.Over, views, l.names, true)
 	return nu.Evict(ctx, nu.Eviction{
 		Sources:      cls.Over,
 		Destinations: cls.Under,
@@ -107,7 +107,8 @@ func (l *LowNodeUtilization) classify(snap *snapshot.Snapshot, views nu.Views) (
 		hot = nu.NewHot(snap, l.hotConfig())
 		hot.SubtractRecent(views)
 	}
-	bands := nu.LowBands(views.Nodes, l.args.Thresholds, l.args.TargetThresholds, l.args.UseDeviationThresholds)
+	bands := nu.LowBands(views.Nodes, l.args.Thresholds, l.args.TargetThresholds, l.args.UseDeviationThresholds,
+		views.Measures)
 	if hot != nil {
 		hot.Evaluate(snap, views, bands.Use.High)
 		bands.UsageOver = hot.UsageSource
@@ -130,13 +131,14 @@ func (l *LowNodeUtilization) ledger(logger klog.Logger, views nu.Views, cls nu.C
 	if views.Mode == nu.ClassifyRequests {
 		return req
 	}
-	use := nu.UsageLedger(cls.Under, b.Use.High, hot.Release(), nil)
+	use := nu.UsageLedger(cls.Under, b.Use.High, hot.Release(), nil, views.Measures)
 	use.Headroom.MilliCPU -= hot.Reserved.MilliCPU
 	use.Headroom.Memory -= hot.Reserved.Memory
 	logger.V(2).Info("Headroom on underutilized nodes", "view", nu.ViewUsage, "milliCPU", use.Headroom.MilliCPU,
 		"memoryBytes", use.Headroom.Memory, "reservedMilliCPU", hot.Reserved.MilliCPU, "reservedMemoryBytes", hot.Reserved.Memory)
 	return nu.NewViewLedger(nu.ViewLedgerConfig{Mode: views.Mode, Req: req, Use: use, Usage: views.Usage,
-		Destinations: cls.Under, Quote: b.Use.High, Hot: hot, UsageSource: hot.UsageSource})
+		Measures: views.Measures, Destinations: cls.Under, Sources: cls.Over, Removed: views.Removed, Quote: b.Use.High,
+		Hot: hot, UsageSource: hot.UsageSource})
 }
 
 func (l *LowNodeUtilization) nodeLimit() *int {

@@ -114,16 +114,19 @@ func sortByKey(nodes []*NodeUtil, key func(*NodeUtil) float64, mostUsedFirst boo
 }
 
 // LogClassification logs every node's class and used percentages over
-// names at V(3).
-func LogClassification(logger klog.Logger, c Classification, names []v1.ResourceName) {
+// names at V(3), and over measured in its usage view when it has one.
+func LogClassification(logger klog.Logger, c Classification, names, measured []v1.ResourceName) {
 	v := logger.V(3)
 	if !v.Enabled() {
 		return
 	}
 	for _, g := range c.groups() {
 		for _, u := range g.nodes {
-			v.Info("Node classified", "node", klog.KObj(u.Info.Node), "class", g.class,
-				"percent", Percentages(u.Used, u.Capacity, names))
+			kv := []any{"node", klog.KObj(u.Info.Node), "class", g.class, "percent", Percentages(u.Used, u.Capacity, names)}
+			if u.Usage != nil {
+				kv = append(kv, "usagePercent", Percentages(u.Usage.Used, u.Usage.Capacity, measured))
+			}
+			v.Info("Node classified", kv...)
 		}
 	}
 }

@@ -1,6 +1,10 @@
 package nodeutilization
 
-import v1 "k8s.io/api/core/v1"
+import (
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/usage-descheduler/descheduler/pkg/usage"
+)
 
 // Bands are the bands of the two views. Use is unused in mode Requests.
 type Bands struct {
@@ -21,15 +25,24 @@ func (b Bands) usageOver(u *NodeUtil) bool {
 	return IsOver(u.Usage, b.Use.High)
 }
 
-// LowBands computes the bands of nodes: static (the thresholds as given,
-// in both views) or, with deviation, around the mean of each view over
-// nodes (the usage mean over the usage views only).
-func LowBands(nodes []*NodeUtil, low, high Thresholds, deviation bool) Bands {
+// LowBands computes the bands of nodes: static (the thresholds as given)
+// or, with deviation, around the mean of each view over nodes (the usage
+// mean over the usage views only, so MetricResource's mean is over the
+// nodes with a known value). The request band leaves MetricResource out
+// (RequestThresholds); the usage band keeps only what the usage view can
+// judge (UsageThresholds with m).
+func LowBands(nodes []*NodeUtil, low, high Thresholds, deviation bool, m usage.Measures) Bands {
+	reqLow, reqHigh := RequestThresholds(low), RequestThresholds(high)
 	if !deviation {
-		b := StaticBand(low, high)
-		return Bands{Req: b, Use: b}
+		return Bands{Req: StaticBand(reqLow, reqHigh), Use: usageBand(StaticBand(low, high), m)}
 	}
-	return Bands{Req: DeviationBand(nodes, low, high), Use: DeviationBand(UsageViews(nodes), low, high)}
+	return Bands{Req: DeviationBand(nodes, reqLow, reqHigh),
+		Use: usageBand(DeviationBand(UsageViews(nodes), UsageThresholds(low, m), UsageThresholds(high, m)), m)}
+}
+
+// usageBand restricts b to what the usage view judges (UsageThresholds).
+func usageBand(b Band, m usage.Measures) Band {
+	return Band{Low: UsageThresholds(b.Low, m), High: UsageThresholds(b.High, m)}
 }
 
 // under reports whether u is at or below limits in the view(s) of mode:
@@ -81,16 +94,17 @@ func ClassifyLowViews(nodes []*NodeUtil, mode ClassificationMode, b Bands) Class
 }
 
 // ClassifyHighViews is ClassifyHigh over the views of mode: a node under
-// thresholds in every view of the mode is underutilized (a source); other
-// schedulable nodes are destinations (Over); cordoned ones appropriate.
-func ClassifyHighViews(nodes []*NodeUtil, mode ClassificationMode, thresholds Thresholds) Classification {
+// its view's thresholds (req for the request view, use for the usage view)
+// in every view of the mode is underutilized (a source); other schedulable
+// nodes are destinations (Over); cordoned ones appropriate.
+func ClassifyHighViews(nodes []*NodeUtil, mode ClassificationMode, req, use Thresholds) Classification {
 	if mode == ClassifyRequests || mode == "" {
-		return ClassifyHigh(nodes, thresholds)
+		return ClassifyHigh(nodes, req)
 	}
 	var c Classification
 	for _, u := range nodes {
 		switch {
-		case under(u, mode, thresholds, thresholds):
+		case under(u, mode, req, use):
 			c.Under = append(c.Under, u)
 		case !u.Info.Unschedulable():
 			c.Over = append(c.Over, u)
@@ -102,20 +116,22 @@ func ClassifyHighViews(nodes []*NodeUtil, mode ClassificationMode, thresholds Th
 }
 
 // SortByViews is SortByUsage on the highest percentage over the views of
-// mode (Both: the larger of the two views' highest percentages; the usage
-// view counts cpu and memory). Mode Requests is exactly SortByUsage.
-func SortByViews(nodes []*NodeUtil, mode ClassificationMode, names []v1.ResourceName, mostUsedFirst bool) {
-	sortByKey(nodes, func(u *NodeUtil) float64 { return fill(u, mode, names) }, mostUsedFirst)
+// v.Mode (Both: the larger of the two views' highest percentages; the
+// usage view counts its measured resources, v.Measured()). Mode Requests
+// is exactly SortByUsage.
+func SortByViews(nodes []*NodeUtil, v Views, names []v1.ResourceName, mostUsedFirst bool) {
+	measured := v.Measured()
+	sortByKey(nodes, func(u *NodeUtil) float64 { return fill(u, v.Mode, names, measured) }, mostUsedFirst)
 }
 
 // fill is the highest used percentage of u in the view(s) of mode.
-func fill(u *NodeUtil, mode ClassificationMode, names []v1.ResourceName) float64 {
+func fill(u *NodeUtil, mode ClassificationMode, names, measured []v1.ResourceName) float64 {
 	switch {
 	case u.Usage == nil || mode == ClassifyRequests || mode == "":
 		return u.MaxPercent(names)
 	case mode == ClassifyUsage:
-		return u.Usage.MaxPercent(usageNames)
+		return u.Usage.MaxPercent(measured)
 	default:
-		return max(u.MaxPercent(names), u.Usage.MaxPercent(usageNames))
+		return max(u.MaxPercent(names), u.Usage.MaxPercent(measured))
 	}
 }

@@ -9,11 +9,13 @@ import v1 "k8s.io/api/core/v1"
 // the rest destinations, with k the largest count, at least the cordoned
 // ones and leaving one destination, for which the sources' total use fits
 // into the destinations' total free room (capacity - used) for every
-// resource of names in the request view and, with a usage mode, for cpu
-// and memory in the usage view. So the emptiest nodes are drained while
-// the fuller ones can still take everything they hold; the eviction loop's
-// headroom keeps checking pod by pod.
-func Compact(nodes []*NodeUtil, mode ClassificationMode, names []v1.ResourceName) (sources, dests []*NodeUtil) {
+// resource of names in the request view and, with a usage mode, for every
+// measured resource of the usage view (v.Measured(); for MetricResource
+// the sources' whole percentages must fit into the destinations' free
+// percentage points, in basis points). So the emptiest nodes are drained
+// while the fuller ones can still take everything they hold; the eviction
+// loop's headroom keeps checking pod by pod.
+func Compact(nodes []*NodeUtil, v Views, names []v1.ResourceName) (sources, dests []*NodeUtil) {
 	order := make([]*NodeUtil, 0, len(nodes))
 	var open []*NodeUtil
 	for _, u := range nodes {
@@ -24,9 +26,9 @@ func Compact(nodes []*NodeUtil, mode ClassificationMode, names []v1.ResourceName
 		}
 	}
 	cordoned := len(order)
-	SortByViews(open, mode, names, false)
+	SortByViews(open, v, names, false)
 	order = append(order, open...)
-	k := splitPoint(order, cordoned, compactDims(mode, names))
+	k := splitPoint(order, cordoned, compactDims(v, names))
 	return order[:k], order[k:]
 }
 
@@ -76,13 +78,14 @@ type dim struct {
 	name  v1.ResourceName
 }
 
-func compactDims(mode ClassificationMode, names []v1.ResourceName) []dim {
-	dims := make([]dim, 0, len(names)+len(usageNames))
+func compactDims(v Views, names []v1.ResourceName) []dim {
+	measured := v.Measured()
+	dims := make([]dim, 0, len(names)+len(measured))
 	for _, r := range names {
 		dims = append(dims, dim{name: r})
 	}
-	if mode != ClassifyRequests && mode != "" {
-		for _, r := range usageNames {
+	if v.Mode != ClassifyRequests && v.Mode != "" {
+		for _, r := range measured {
 			dims = append(dims, dim{usage: true, name: r})
 		}
 	}

@@ -62,8 +62,9 @@
 // BuildViews aggregates usage with usage.Compute (the window, aggregation
 // and freshness of metricsUtilization) and pairs each request view with a
 // usage view (NodeUtil.Usage): Used = aggregated cpu millicores and memory
-// bytes (pods and extended resources stay request counts: they are not
-// measured), Capacity = allocatable. A node whose usage is stale or
+// bytes, and MetricResource (see below) when measured (pods and extended
+// resources stay request counts: they are not measured), Capacity =
+// allocatable. A node whose usage is stale or
 // missing is neither source nor destination (class ClassUnknownUsage);
 // when no node has usable usage the cycle is skipped with a logged reason.
 // The same thresholds apply in both views; with deviation thresholds the
@@ -137,4 +138,58 @@
 // (cooldown or not) are the nodes the strategy wants tainted
 // PreferNoSchedule, so the taint stays until usage is at or below
 // target - releaseMargin.
+//
+// # MetricResource (metricsUtilization.prometheus.query)
+//
+// Upstream's Prometheus form is one query returning a fraction in [0, 1]
+// per node; its threshold name is MetricResource (ValidateMetricResource:
+// only with source Prometheus, `query` set and a classification other than
+// Requests, and a `query` must be used by a threshold). It is a measured
+// resource of the usage view only: Used = round(percent × 100) basis
+// points of Capacity MetricResourceCapacity (10000 = 100%), an exact
+// integer that is never mixed with cpu or memory. The request view and
+// the request band leave it out (RequestThresholds, ResourceNames).
+//
+// What the usage view measures (usage.Measures, MeasuredNames) follows the
+// source: cpu and memory with metrics-server or Prometheus `queries`,
+// MetricResource with `query`, all three with both. Freshness combines the
+// measured series only (usage.NodeUsage.Usable): with only `query` a node
+// takes part when its MetricResource points are fresh, whatever its cpu
+// and memory samples (there are none); with `query` and `queries` every
+// series must be fresh, since a node whose MetricResource is stale might
+// be hot by it and must neither be relieved on cpu alone nor receive pods.
+// Unmeasured cpu and memory leave the usage band (UsageThresholds): with
+// only `query` they are judged by requests in mode Both, and mode Usage
+// rejects cpu/memory thresholds (nothing would judge them).
+//
+// Classification, deviation bands (the MetricResource mean over the nodes
+// with a known value), node order, hysteresis (overFor on the raw
+// MetricResource points, releaseMargin, nodeCooldown, workloadCooldown)
+// and the soft taint treat it like cpu and memory. Per pod it differs: a
+// pod's share of a node's MetricResource is unknown, so (metricLedger):
+//
+//   - LowNodeUtilization: a node counts as relieved of MetricResource once
+//     it gave up one pod this cycle, so a node that is a source only
+//     because of MetricResource gives up at most one pod per cycle (as
+//     upstream), the first in seed order (priority, QoS, name), with the
+//     reason "node n1 MetricResource 92% > target 70% for 5m; at most one
+//     pod per cycle: a pod's share of MetricResource is unknown". The
+//     destinations' MetricResource headroom cannot be reduced per pod
+//     either: each destination takes at most one MetricResource-driven
+//     eviction (one that relieves nothing else) per cycle. When the node is
+//     also over by measured cpu/memory or (Both) by requests, those are
+//     relieved with the normal per-pod accounting and take no destination
+//     slot. The node cooldown (10m) then keeps a relieved node from being
+//     picked again before the metric shows the eviction; SubtractRecent
+//     cannot subtract what the metric has not shown yet. Both limits hold
+//     per cycle, not per plan: on a working snapshot (a strategy planning
+//     again after a failed eviction, or a later strategy), a source that
+//     already lost pods this cycle (Views.Removed) has given its pod and,
+//     when still over by MetricResource, has used a destination slot.
+//   - HighNodeUtilization: a source is drained only when its whole
+//     MetricResource (what all of its pods together can carry) fits into
+//     the destinations' MetricResource headroom, sum of (100% - used), from
+//     which it is reserved when its first pod leaves (at the start of a
+//     plan for a source that lost pods earlier in the cycle); Compact sums
+//     MetricResource like cpu.
 package nodeutilization

@@ -10,6 +10,7 @@ import (
 	"github.com/usage-descheduler/descheduler/collectors/window"
 	"github.com/usage-descheduler/descheduler/pkg/resources"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
+	"github.com/usage-descheduler/descheduler/pkg/usage"
 )
 
 // HotConfig is the input of NewHot.
@@ -44,6 +45,9 @@ type Hot struct {
 	hist    *snapshot.History
 	nodes   map[string]HotState
 	release Thresholds
+	// measures are the usage series of the views (set by SubtractRecent
+	// and Evaluate).
+	measures usage.Measures
 	// Reserved is the usage of the pods evicted within the node cooldown
 	// (cpu in millicores, memory in bytes): it is reserved from the
 	// destinations' usage headroom.
@@ -61,9 +65,15 @@ func NewHot(snap *snapshot.Snapshot, cfg HotConfig) *Hot {
 
 // SubtractRecent counts the pods the strategy evicted from each node of
 // views within nodeCooldown (History.RecentPodsFrom) as moved: their
-// recorded usage leaves the node's usage view (not below 0) and is added
-// to Reserved.
+// recorded cpu and memory leave the node's usage view (not below 0) and
+// are added to Reserved. Only measured cpu and memory are adjusted: a
+// pod's share of MetricResource is unknown, so the node cooldown alone
+// keeps a node the metric still shows hot from being relieved again.
 func (h *Hot) SubtractRecent(views Views) {
+	h.measures = views.Measures
+	if !views.Measures.CPUMemory {
+		return
+	}
 	for _, u := range views.Nodes {
 		if u.Usage != nil {
 			h.subtractRecent(u)
@@ -72,13 +82,17 @@ func (h *Hot) SubtractRecent(views Views) {
 }
 
 // Evaluate evaluates the hysteresis of every node of views against the
-// usage target (per resource, cpu and memory):
+// usage target (per measured resource: cpu, memory, MetricResource):
 //
-//  1. HotSince: walking the node's raw samples in the window from the
-//     newest, the start of the run of samples over target (cpu or memory
-//     % of allocatable > target). When the run spans every sample of the
-//     window, the previous cycle's HotSince continues it, unless that state
-//     was updated more than a window ago (continuity unknown).
+//  1. HotSince: walking each measured series' raw values in the window
+//     from the newest (cpu and memory samples: cpu or memory % of
+//     allocatable > target; MetricResource points: % > target), the start
+//     of the run of values over target; when the run spans every value of
+//     the window, the previous cycle's HotSince continues it, unless that
+//     state was updated more than a window ago (continuity unknown). With
+//     both kinds of series, the earliest start of the series whose newest
+//     value is over target (each such run reaches now, so together they
+//     are one run of the node being over in some resource).
 //  2. Source = (usage over target and now - HotSince >= overFor - one poll
 //     interval) or (the previous state was Source and usage is still over
 //     target - releaseMargin).
@@ -86,9 +100,13 @@ func (h *Hot) SubtractRecent(views Views) {
 //     nodeCooldown, when that is after now.
 func (h *Hot) Evaluate(snap *snapshot.Snapshot, views Views, target Thresholds) {
 	_, _, _, margin := h.cfg.Hysteresis.values()
-	h.release = make(Thresholds, len(usageNames))
-	for _, r := range usageNames {
-		h.release[r] = clamp(target[r] - margin)
+	h.measures = views.Measures
+	measured := views.Measured()
+	h.release = make(Thresholds, len(measured))
+	for _, r := range measured {
+		if t, ok := target[r]; ok {
+			h.release[r] = clamp(t - margin)
+		}
 	}
 	for _, u := range views.Nodes {
 		if u.Usage != nil {
@@ -137,23 +155,57 @@ func (h *Hot) evaluate(snap *snapshot.Snapshot, u *NodeUtil, target Thresholds) 
 
 // hotSince applies Evaluate's step 1.
 func (h *Hot) hotSince(snap *snapshot.Snapshot, u *NodeUtil, target Thresholds, prev time.Time) time.Time {
-	samples := window.InWindow(snap.NodeSamples(u.Name()), h.now, h.cfg.Window)
-	i := len(samples) - 1
-	for ; i >= 0 && sampleOver(samples[i], u.Capacity, target); i-- {
+	var since time.Time
+	if h.measures.CPUMemory {
+		samples := window.InWindow(snap.NodeSamples(u.Name()), h.now, h.cfg.Window)
+		start := runStart(len(samples), func(i int) time.Time { return samples[i].Time },
+			func(i int) bool { return sampleOver(samples[i], u.Capacity, target) }, prev)
+		since = earliest(since, start)
+	}
+	if limit, ok := target[MetricResource]; ok && h.measures.MetricResource {
+		points := window.PointsInWindow(snap.NodeMetricResource(u.Name()), h.now, h.cfg.Window)
+		start := runStart(len(points), func(i int) time.Time { return points[i].Time },
+			func(i int) bool { return points[i].Value > limit }, prev)
+		since = earliest(since, start)
+	}
+	return since
+}
+
+// runStart walks n time-ordered values from the newest (over(i): the i-th
+// oldest is over target) and returns the start of the run of values over
+// target that reaches the newest: zero when the newest is not over, prev
+// when the run spans every value and prev (non-zero) is before the oldest,
+// else the time of the run's oldest value.
+func runStart(n int, at func(int) time.Time, over func(int) bool, prev time.Time) time.Time {
+	i := n - 1
+	for ; i >= 0 && over(i); i-- {
 	}
 	switch {
-	case i == len(samples)-1:
+	case i == n-1:
 		return time.Time{}
-	case i < 0 && !prev.IsZero() && prev.Before(samples[0].Time):
+	case i < 0 && !prev.IsZero() && prev.Before(at(0)):
 		return prev
 	default:
-		return samples[i+1].Time
+		return at(i + 1)
 	}
 }
 
+// earliest returns the earlier of two times, a zero time counting as none.
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
+		return b
+	}
+	return a
+}
+
+// sampleOver reports whether a cpu/memory sample is over target in cpu or
+// memory (a resource without a target is not judged).
 func sampleOver(s snapshot.Sample, capacity resources.List, target Thresholds) bool {
-	return resources.Percent(s.MilliCPU, capacity.MilliCPU) > target[v1.ResourceCPU] ||
-		resources.Percent(s.Memory, capacity.Memory) > target[v1.ResourceMemory]
+	over := func(used, total int64, r v1.ResourceName) bool {
+		limit, ok := target[r]
+		return ok && resources.Percent(used, total) > limit
+	}
+	return over(s.MilliCPU, capacity.MilliCPU, v1.ResourceCPU) || over(s.Memory, capacity.Memory, v1.ResourceMemory)
 }
 
 // State returns the state of a node (zero when it has no usable usage).

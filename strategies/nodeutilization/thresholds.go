@@ -73,8 +73,9 @@ func DefaultThresholds(low, high Thresholds, useDeviation bool) {
 }
 
 // ValidateThresholds checks one threshold map at path: it is not empty,
-// every value is in [0, 100] and every name is cpu, memory, pods or an
-// extended resource.
+// every value is in [0, 100] and every name is cpu, memory, pods,
+// MetricResource or an extended resource (whether MetricResource may be
+// used is ValidateMetricResource's call).
 func ValidateThresholds(t Thresholds, path *field.Path) field.ErrorList {
 	if len(t) == 0 {
 		return field.ErrorList{field.Required(path, "at least one resource threshold is required")}
@@ -82,7 +83,7 @@ func ValidateThresholds(t Thresholds, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for _, name := range SortedNames(t) {
 		p := path.Key(string(name))
-		if !ValidResourceName(name) {
+		if name != MetricResource && !ValidResourceName(name) {
 			errs = append(errs, field.Invalid(p, string(name),
 				"must be cpu, memory, pods or an extended resource name (domain/name)"))
 		}
@@ -176,13 +177,16 @@ func SortedNames(t Thresholds) []v1.ResourceName {
 	return names
 }
 
-// ResourceNames returns the resources a plugin measures: cpu, memory and
-// pods always, plus every extended resource named in t, in SortedNames
-// order.
+// ResourceNames returns the resources a plugin measures in the request
+// view: cpu, memory and pods always, plus every extended resource named in
+// t, in SortedNames order. MetricResource is not one of them (only the
+// usage view measures it; see MeasuredNames).
 func ResourceNames(t Thresholds) []v1.ResourceName {
 	all := make(Thresholds, len(t)+len(basicResources))
 	for r := range t {
-		all[r] = 0
+		if r != MetricResource {
+			all[r] = 0
+		}
 	}
 	for _, r := range basicResources {
 		all[r] = 0

@@ -15,9 +15,6 @@ import (
 // ViewUsage names the usage view in reasons and logs.
 const ViewUsage = "usage"
 
-// usageNames are the resources measured by the usage view.
-var usageNames = []v1.ResourceName{v1.ResourceCPU, v1.ResourceMemory}
-
 // UnknownNode is a considered node whose usage is stale or missing.
 type UnknownNode struct {
 	// Name is the node name.
@@ -38,35 +35,81 @@ type Views struct {
 	Unknown []UnknownNode
 	// Usage is the aggregated usage (nil in mode Requests).
 	Usage *usage.View
+	// Measures says which usage series the metrics source provides (none
+	// in mode Requests).
+	Measures usage.Measures
+	// Removed counts, per node, the pods evicted from it earlier in this
+	// cycle (snapshot.Removed of a working snapshot; usage modes only). Its
+	// cpu/memory usage already excludes them (usage.Compute); its
+	// MetricResource cannot, so metricLedger counts them instead.
+	Removed map[string]int
 }
+
+// Measured returns the resources the usage view measures (MeasuredNames).
+func (v Views) Measured() []v1.ResourceName { return MeasuredNames(v.Measures) }
 
 // BuildViews builds the views of snap. In mode Requests it is
 // FromRequests. Otherwise usage is aggregated with mu's window (usage.Compute)
-// and every node with known usage gets a usage view: Used = the request
-// view's Used with MilliCPU and Memory replaced by the aggregated usage
-// (pods and extended resources stay request counts; they are not
-// measured), Capacity = allocatable. Nodes with stale or missing usage go
+// and every node whose measured series are all fresh (usage.NodeUsage.Usable
+// with mu.Measures()) gets a usage view: Used = the request view's Used with
+// MilliCPU and Memory replaced by the aggregated usage when cpu and memory
+// are measured, plus MetricResource in basis points (round(percent × 100)
+// of Capacity MetricResourceCapacity) when it is measured; resources that
+// are not measured stay request counts (the usage band leaves cpu and
+// memory out when they are not measured: UsageThresholds). Capacity =
+// allocatable (plus MetricResource). Nodes with stale or missing usage go
 // to Unknown.
 func BuildViews(snap *snapshot.Snapshot, mode ClassificationMode, mu *collectors.MetricsUtilization) Views {
 	all := FromRequests(snap.Nodes())
-	if mode == ClassifyRequests || mode == "" || mu == nil || mu.Source == api.SourceRequests {
+	if mode == ClassifyRequests || mode == "" || mu == nil || mu.Source == api.SourceRequests || !mu.Measures().Any() {
 		return Views{Mode: ClassifyRequests, Nodes: all}
 	}
 	uv := usage.Compute(snap, mu.WindowConfig())
-	v := Views{Mode: mode, Nodes: all[:0], Usage: uv}
+	v := Views{Mode: mode, Nodes: all[:0], Usage: uv, Measures: mu.Measures()}
 	use := make([]NodeUtil, len(all))
 	for i, u := range all {
 		nu := uv.Node(u.Name())
-		if !nu.Known {
-			v.Unknown = append(v.Unknown, UnknownNode{Name: u.Name(), Reason: nu.Reason})
+		if ok, _, reason := nu.Usable(v.Measures); !ok {
+			v.Unknown = append(v.Unknown, UnknownNode{Name: u.Name(), Reason: reason})
 			continue
 		}
-		use[i] = NodeUtil{Info: u.Info, Used: u.Used.Clone(), Capacity: u.Capacity}
-		use[i].Used.MilliCPU, use[i].Used.Memory = nu.MilliCPU, nu.Memory
+		use[i] = usageView(u, nu, v.Measures)
 		u.Usage = &use[i]
 		v.Nodes = append(v.Nodes, u)
+		if n := removedPods(snap, u.Name()); n > 0 {
+			if v.Removed == nil {
+				v.Removed = map[string]int{}
+			}
+			v.Removed[u.Name()] = n
+		}
 	}
 	return v
+}
+
+// removedPods counts the non-terminal pods evicted from node earlier in
+// the cycle.
+func removedPods(snap *snapshot.Snapshot, node string) int {
+	n := 0
+	for _, pi := range snap.Removed(node) {
+		if !snapshot.IsTerminal(pi.Pod) {
+			n++
+		}
+	}
+	return n
+}
+
+// usageView returns the usage view of the request view u with usage nu.
+func usageView(u *NodeUtil, nu usage.NodeUsage, m usage.Measures) NodeUtil {
+	out := NodeUtil{Info: u.Info, Used: u.Used.Clone(), Capacity: u.Capacity}
+	if m.CPUMemory {
+		out.Used.MilliCPU, out.Used.Memory = nu.MilliCPU, nu.Memory
+	}
+	if m.MetricResource {
+		out.Capacity = u.Capacity.Clone()
+		out.Capacity.Set(MetricResource, MetricResourceCapacity)
+		out.Used.Set(MetricResource, metricBasisPoints(nu.MetricResource.Percent))
+	}
+	return out
 }
 
 // UsageViews returns the usage views of nodes (paired by BuildViews).

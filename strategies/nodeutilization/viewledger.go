@@ -1,14 +1,11 @@
 package nodeutilization
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/usage-descheduler/descheduler/pkg/evictor"
 	"github.com/usage-descheduler/descheduler/pkg/resources"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 	"github.com/usage-descheduler/descheduler/pkg/usage"
@@ -22,29 +19,42 @@ type PodSorter interface {
 }
 
 // ViewLedger is the Ledger of modes Both and Usage: it wraps the request
-// view's and the usage view's HeadroomLedger. Sources and destinations are
-// request views paired with their usage views (NodeUtil.Usage).
+// view's and the usage view's HeadroomLedger, and the MetricResource
+// accounting (metricLedger) when the usage view measures it. Sources and
+// destinations are request views paired with their usage views
+// (NodeUtil.Usage). Per pod, cpu and memory usage are accounted (the use
+// ledger's Names); MetricResource is not (a pod's share is unknown).
 //
 //   - Exhausted: Both: either view's headroom is used up; Usage: the usage
-//     headroom is used up (request room is checked per pod, see Relieves).
-//   - Done: no longer over target in the view(s) of the mode.
+//     headroom is used up (request room is checked per pod, see Relieves);
+//     HighNodeUtilization: also the MetricResource headroom.
+//   - Done: no longer over target in the view(s) of the mode, where
+//     MetricResource counts as relieved once the node gave up a pod this
+//     cycle or no destination slot is left (metricLedger); a drained
+//     source (HighNodeUtilization) only when the destinations cannot take
+//     its MetricResource.
 //   - Relieves: the pod requests (request view) or uses (usage view)
-//     something that is over target on src in a view of the mode; in mode
-//     Usage some destination must also have request room for it.
+//     something that is over target on src in a view of the mode, or src is
+//     over by MetricResource (still to relieve); in mode Usage some
+//     destination must also have request room for it.
 //   - Move: requests leave src's request view and the request headroom;
 //     the pod's usage (PodUsage: its requests when it has no fresh usage)
 //     leaves src's usage view and the usage headroom; in mode Usage its
-//     requests are reserved on the first destination with room.
+//     requests are reserved on the first destination with room; the
+//     metricLedger records the pod (and a destination slot when
+//     MetricResource alone made it go).
 type ViewLedger struct {
-	mode  ClassificationMode
-	req   *HeadroomLedger
-	use   *HeadroomLedger
-	uv    *usage.View
-	dests []*NodeUtil
-	pods  map[*snapshot.PodInfo]podUse
-	quote Thresholds
-	hot   *Hot
-	isUse func(*NodeUtil) bool
+	mode     ClassificationMode
+	req      *HeadroomLedger
+	use      *HeadroomLedger
+	uv       *usage.View
+	dests    []*NodeUtil
+	pods     map[*snapshot.PodInfo]podUse
+	quote    Thresholds
+	hot      *Hot
+	isUse    func(*NodeUtil) bool
+	measured []v1.ResourceName
+	metric   *metricLedger
 }
 
 // podUse is what a pod takes off its node in the usage view.
@@ -64,13 +74,21 @@ type ViewLedgerConfig struct {
 	Mode ClassificationMode
 	// Req is the request view's ledger.
 	Req *HeadroomLedger
-	// Use is the usage view's ledger (Names cpu and memory).
+	// Use is the usage view's ledger (UsageLedger: Names are the measured
+	// cpu and memory).
 	Use *HeadroomLedger
 	// Usage is the aggregated usage pods are read from.
 	Usage *usage.View
+	// Measures are the usage series the views measure.
+	Measures usage.Measures
 	// Destinations are the request views of the destinations (mode Usage
 	// checks and reserves request room on them; their Used is modified).
 	Destinations []*NodeUtil
+	// Sources are the request views of the sources and Removed the pods
+	// evicted from each node earlier in the cycle (Views.Removed): the
+	// MetricResource accounting holds per cycle.
+	Sources []*NodeUtil
+	Removed map[string]int
 	// Quote is the usage target quoted in reasons when Use.Target is the
 	// lower release limit (target - releaseMargin); nil: Use.Target.
 	Quote Thresholds
@@ -84,23 +102,30 @@ type ViewLedgerConfig struct {
 // NewViewLedger returns the ledger of c.
 func NewViewLedger(c ViewLedgerConfig) *ViewLedger {
 	l := &ViewLedger{mode: c.Mode, req: c.Req, use: c.Use, uv: c.Usage, dests: c.Destinations,
-		pods: map[*snapshot.PodInfo]podUse{}, quote: c.Quote, hot: c.Hot, isUse: c.UsageSource}
+		pods: map[*snapshot.PodInfo]podUse{}, quote: c.Quote, hot: c.Hot, isUse: c.UsageSource,
+		measured: MeasuredNames(c.Measures)}
 	if l.quote == nil {
 		l.quote = c.Use.Target
 	}
 	if l.isUse == nil {
 		l.isUse = func(u *NodeUtil) bool { return l.quote != nil && IsOver(u.Usage, l.quote) }
 	}
+	if c.Measures.MetricResource {
+		l.metric = newMetricLedger(metricInput{dests: c.Destinations, sources: c.Sources, removed: c.Removed,
+			target: l.quote, high: c.Use.Target == nil})
+	}
 	return l
 }
 
-// UsageLedger builds the usage view's HeadroomLedger of dests: cpu and
-// memory headroom up to limit (nil: 100%) in their usage views; a source
-// is done below target (nil: never, HighNodeUtilization, whose reasons
-// quote threshold).
-func UsageLedger(dests []*NodeUtil, limit, target, threshold Thresholds) *HeadroomLedger {
-	return &HeadroomLedger{View: ViewUsage, Headroom: Headroom(UsageViews(dests), limit, usageNames),
-		Names: usageNames, Target: target, Threshold: threshold}
+// UsageLedger builds the usage view's HeadroomLedger of dests for the
+// per-pod accounted resources, cpu and memory when m measures them:
+// headroom up to limit (nil: 100%) in their usage views; a source is done
+// below target (nil: never, HighNodeUtilization, whose reasons quote
+// threshold). MetricResource is accounted by the ViewLedger itself.
+func UsageLedger(dests []*NodeUtil, limit, target, threshold Thresholds, m usage.Measures) *HeadroomLedger {
+	names := MeasuredNames(usage.Measures{CPUMemory: m.CPUMemory})
+	return &HeadroomLedger{View: ViewUsage, Headroom: Headroom(UsageViews(dests), limit, names),
+		Names: names, Target: target, Threshold: threshold}
 }
 
 // Exhausted implements Ledger.
@@ -110,42 +135,93 @@ func (l *ViewLedger) Exhausted() (v1.ResourceName, bool) {
 			return r, true
 		}
 	}
-	return l.use.Exhausted()
+	if r, ok := l.use.Exhausted(); ok {
+		return r, true
+	}
+	if l.metric != nil && l.metric.exhausted() {
+		return MetricResource, true
+	}
+	return "", false
 }
 
 // Done implements Ledger: relieved in every view that made src a source.
+// A drained source (HighNodeUtilization, no target) is never done, unless
+// the destinations cannot take its whole MetricResource (metricLedger.fits).
 func (l *ViewLedger) Done(src *NodeUtil) bool {
+	if l.use.Target == nil {
+		return l.metric != nil && !l.metric.fits(src)
+	}
 	if l.mode == ClassifyBoth && !l.req.Done(src) {
 		return false
 	}
-	if l.use.Target != nil && !l.isUse(src) {
-		return true
+	return !l.isUse(src) || !l.usageOver(src, l.use.Target)
+}
+
+// usageOver reports whether src's usage view is over limits in a measured
+// resource, MetricResource only while it still needs relief.
+func (l *ViewLedger) usageOver(src *NodeUtil, limits Thresholds) bool {
+	for _, r := range l.use.Names {
+		if limit, ok := limits[r]; ok && src.Usage.Percent(r) > limit {
+			return true
+		}
 	}
-	return l.use.Done(src.Usage)
+	return l.metricOver(src, limits)
+}
+
+// metricOver reports whether src is over limits by MetricResource and still
+// needs relief in it this cycle (metricLedger.spent).
+func (l *ViewLedger) metricOver(src *NodeUtil, limits Thresholds) bool {
+	if l.metric == nil {
+		return false
+	}
+	limit, ok := limits[MetricResource]
+	return ok && src.Usage.Percent(MetricResource) > limit && !l.metric.spent(src)
+}
+
+// relief is what evicting a pod from a source relieves.
+type relief struct {
+	// usage is a measured cpu/memory resource over target that the pod
+	// uses ("" when none).
+	usage v1.ResourceName
+	// metric: the source is over by MetricResource, still to relieve.
+	metric bool
+	// requests: mode Both and the pod requests a resource over its
+	// request target.
+	requests bool
+}
+
+// relief returns what evicting pi from src relieves against the usage
+// target (a usage source only) and, in mode Both, the request target.
+func (l *ViewLedger) relief(src *NodeUtil, pi *snapshot.PodInfo) relief {
+	var rel relief
+	if l.mode == ClassifyBoth && l.req.Target != nil {
+		rel.requests = l.req.Relieves(src, pi)
+	}
+	if l.use.Target == nil || !l.isUse(src) {
+		return rel
+	}
+	pu := l.podUse(pi)
+	for _, r := range l.use.Names {
+		if limit, ok := l.use.Target[r]; ok && src.Usage.Percent(r) > limit && pu.amount.Get(r) > 0 {
+			rel.usage = r
+			break
+		}
+	}
+	rel.metric = l.metricOver(src, l.use.Target)
+	return rel
 }
 
 // Relieves implements Ledger.
 func (l *ViewLedger) Relieves(src *NodeUtil, pi *snapshot.PodInfo) bool {
-	if l.mode == ClassifyUsage {
-		return l.relievesUsage(src, pi) && l.roomFor(pi) != nil
-	}
-	return l.relievesUsage(src, pi) || (l.req.Target != nil && l.req.Relieves(src, pi))
-}
-
-func (l *ViewLedger) relievesUsage(src *NodeUtil, pi *snapshot.PodInfo) bool {
 	if l.use.Target == nil {
-		return true
+		return l.mode != ClassifyUsage || l.roomFor(pi) != nil
 	}
-	if !l.isUse(src) {
-		return false
+	rel := l.relief(src, pi)
+	byUsage := rel.usage != "" || rel.metric
+	if l.mode == ClassifyUsage {
+		return byUsage && l.roomFor(pi) != nil
 	}
-	pu := l.podUse(pi)
-	for _, r := range usageNames {
-		if limit, ok := l.use.Target[r]; ok && src.Usage.Percent(r) > limit && pu.amount.Get(r) > 0 {
-			return true
-		}
-	}
-	return false
+	return byUsage || rel.requests
 }
 
 // roomFor returns the first destination whose free requests
@@ -178,6 +254,10 @@ func fitsFree(req resources.List, d *NodeUtil) bool {
 
 // Move implements Ledger.
 func (l *ViewLedger) Move(src *NodeUtil, pi *snapshot.PodInfo) {
+	var rel relief
+	if l.metric != nil && l.use.Target != nil {
+		rel = l.relief(src, pi)
+	}
 	if l.mode == ClassifyUsage {
 		if d := l.roomFor(pi); d != nil {
 			d.Used.Add(pi.Requests)
@@ -185,50 +265,109 @@ func (l *ViewLedger) Move(src *NodeUtil, pi *snapshot.PodInfo) {
 	}
 	l.req.Move(src, pi)
 	pu := l.podUse(pi)
-	for _, r := range usageNames {
+	for _, r := range l.use.Names {
 		// A pod's fallback (its requests) may exceed what the node was
 		// measured to use; measured usage does not go below zero.
 		src.Usage.Used.Set(r, max(0, src.Usage.Used.Get(r)-pu.amount.Get(r)))
 		l.use.Headroom.Set(r, l.use.Headroom.Get(r)-pu.amount.Get(r))
+	}
+	if l.metric != nil {
+		l.metric.move(src, rel.metric && rel.usage == "" && !rel.requests)
 	}
 }
 
 // Reason implements Ledger: the usage numbers when src is over target by
 // usage ("node n1 cpu usage 95% > target 80% for 10m; pod uses 380m", or
 // "node n1 cpu usage 78% > 75% (target 80% - releaseMargin); pod uses
-// 380m" between the release limit and the target) or drained
+// 380m" between the release limit and the target; "node n1 MetricResource
+// 92% > target 70% for 5m; at most one pod per cycle: a pod's share of
+// MetricResource is unknown" when MetricResource decides) or drained
 // (HighNodeUtilization: "node n3 cpu usage 10% <= threshold 20%; pod uses
-// 50m"), else the request view's reason.
+// 50m", "node n3 MetricResource 8% <= threshold 20%"), else the request
+// view's reason.
 func (l *ViewLedger) Reason(src *NodeUtil, pi *snapshot.PodInfo) string {
-	var r v1.ResourceName
-	var pct, limit float64
-	var rel string
 	switch {
-	case l.use.Target != nil && l.isUse(src) && IsOver(src.Usage, l.use.Target):
+	case l.use.Target != nil && l.isUse(src) && l.usageOver(src, l.use.Target):
 		return l.overReason(src, pi)
 	case l.use.Target == nil:
-		r, pct, limit = closestBelow(src.Usage, l.use.Threshold, usageNames)
-		rel = "<= threshold"
+		r, pct, limit := closestBelow(src.Usage, l.use.Threshold, l.measured)
+		reason := fmt.Sprintf("node %s %s%s %s%% <= threshold %s%%", src.Name(), r, usageWord(r), FormatPercent(pct),
+			FormatPercent(limit))
+		if r == MetricResource {
+			return reason
+		}
+		return reason + "; pod uses " + l.formatUse(pi, r)
 	default:
 		return l.req.Reason(src, pi)
 	}
-	return fmt.Sprintf("node %s %s usage %s%% %s %s%%; pod uses %s", src.Name(), r, FormatPercent(pct),
-		rel, FormatPercent(limit), l.formatUse(pi, r))
 }
 
 func (l *ViewLedger) overReason(src *NodeUtil, pi *snapshot.PodInfo) string {
-	if IsOver(src.Usage, l.quote) {
-		r, pct, limit := furthestAbove(src.Usage, l.quote, usageNames)
+	if r, pct, limit, ok := l.deciding(src, pi, l.quote); ok {
 		hotFor := ""
 		if d := l.hot.HotFor(src.Name()); d > 0 {
 			hotFor = " for " + FormatDuration(d)
 		}
-		return fmt.Sprintf("node %s %s usage %s%% > target %s%%%s; pod uses %s", src.Name(), r, FormatPercent(pct),
-			FormatPercent(limit), hotFor, l.formatUse(pi, r))
+		what, use := l.podPart(pi, r)
+		return fmt.Sprintf("node %s %s%s %s%% > target %s%%%s; %s%s", src.Name(), r, usageWord(r), FormatPercent(pct),
+			FormatPercent(limit), hotFor, what, use)
 	}
-	r, pct, limit := furthestAbove(src.Usage, l.use.Target, usageNames)
-	return fmt.Sprintf("node %s %s usage %s%% > %s%% (target %s%% - releaseMargin); pod uses %s", src.Name(), r,
-		FormatPercent(pct), FormatPercent(limit), FormatPercent(l.quote[r]), l.formatUse(pi, r))
+	r, pct, limit, _ := l.deciding(src, pi, l.use.Target)
+	what, use := l.podPart(pi, r)
+	return fmt.Sprintf("node %s %s%s %s%% > %s%% (target %s%% - releaseMargin); %s%s", src.Name(), r, usageWord(r),
+		FormatPercent(pct), FormatPercent(limit), FormatPercent(l.quote[r]), what, use)
+}
+
+// deciding returns the usage resource an eviction of pi from src is quoted
+// with against limits: among the measured cpu/memory over limits, the one
+// furthest above; MetricResource instead when none is over, or when pi
+// (nil: any pod) uses none of them and MetricResource still needs relief.
+// ok is false when nothing is over.
+func (l *ViewLedger) deciding(src *NodeUtil, pi *snapshot.PodInfo, limits Thresholds) (v1.ResourceName, float64, float64, bool) {
+	var over []v1.ResourceName
+	for _, r := range l.use.Names {
+		if limit, ok := limits[r]; ok && src.Usage.Percent(r) > limit {
+			over = append(over, r)
+		}
+	}
+	metric := l.metricOver(src, limits)
+	if len(over) > 0 && !(metric && pi != nil && !l.usesAny(pi, over)) {
+		r, pct, limit := furthestAbove(src.Usage, limits, over)
+		return r, pct, limit, true
+	}
+	if metric {
+		return MetricResource, src.Usage.Percent(MetricResource), limits[MetricResource], true
+	}
+	return "", 0, 0, false
+}
+
+// usesAny reports whether pi uses some of names in the usage view.
+func (l *ViewLedger) usesAny(pi *snapshot.PodInfo, names []v1.ResourceName) bool {
+	pu := l.podUse(pi)
+	for _, r := range names {
+		if pu.amount.Get(r) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// usageWord follows a resource name in reasons: "cpu usage 95%", but
+// "MetricResource 92%" (upstream's name says what it is).
+func usageWord(r v1.ResourceName) string {
+	if r == MetricResource {
+		return ""
+	}
+	return " usage"
+}
+
+// podPart is what the reason says about the pod, in two parts: "pod uses "
+// and its usage of r, or for MetricResource why only one pod goes.
+func (l *ViewLedger) podPart(pi *snapshot.PodInfo, r v1.ResourceName) (what, use string) {
+	if r == MetricResource {
+		return "at most one pod per cycle: a pod's share of MetricResource is unknown", ""
+	}
+	return "pod uses ", l.formatUse(pi, r)
 }
 
 func (l *ViewLedger) formatUse(pi *snapshot.PodInfo, r v1.ResourceName) string {
@@ -252,68 +391,4 @@ func (l *ViewLedger) podUse(pi *snapshot.PodInfo) podUse {
 	pu := podUse{amount: resources.List{MilliCPU: cpu, Memory: mem}, measured: measured}
 	l.pods[pi] = pu
 	return pu
-}
-
-// SortPods implements PodSorter: the seed order (priority ascending, no
-// priority first, then QoS), then within equals the pod using the most of
-// the usage resource furthest above target on src first, then namespace
-// and name.
-func (l *ViewLedger) SortPods(src *NodeUtil, pods []*snapshot.PodInfo) {
-	if l.use.Target == nil || !l.isUse(src) || !IsOver(src.Usage, l.use.Target) {
-		SortPods(pods)
-		return
-	}
-	r, _, _ := furthestAbove(src.Usage, l.use.Target, usageNames)
-	type keyed struct {
-		seed   seedKey
-		relief int64
-		pi     *snapshot.PodInfo
-	}
-	ks := make([]keyed, len(pods))
-	for i, pi := range pods {
-		ks[i] = keyed{seed: seedKeyOf(pi.Pod), relief: l.podUse(pi).amount.Get(r), pi: pi}
-	}
-	slices.SortFunc(ks, func(a, b keyed) int {
-		return cmp.Or(a.seed.compare(b.seed), cmp.Compare(b.relief, a.relief),
-			cmp.Compare(a.pi.Pod.Namespace, b.pi.Pod.Namespace), cmp.Compare(a.pi.Pod.Name, b.pi.Pod.Name))
-	})
-	for i := range ks {
-		pods[i] = ks[i].pi
-	}
-}
-
-// seedKey is the seed eviction order without the name tie-break.
-type seedKey struct {
-	hasPriority bool
-	priority    int32
-	qos         int
-}
-
-func seedKeyOf(pod *v1.Pod) seedKey {
-	k := seedKey{qos: qosRank(evictor.QOSClass(pod))}
-	if pod.Spec.Priority != nil {
-		k.hasPriority, k.priority = true, *pod.Spec.Priority
-	}
-	return k
-}
-
-func (a seedKey) compare(b seedKey) int {
-	if a.hasPriority != b.hasPriority {
-		if !a.hasPriority {
-			return -1
-		}
-		return 1
-	}
-	return cmp.Or(cmp.Compare(a.priority, b.priority), cmp.Compare(a.qos, b.qos))
-}
-
-func qosRank(c v1.PodQOSClass) int {
-	switch c {
-	case v1.PodQOSBestEffort:
-		return 0
-	case v1.PodQOSBurstable:
-		return 1
-	default:
-		return 2
-	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/usage-descheduler/descheduler/pkg/api"
 	"github.com/usage-descheduler/descheduler/pkg/resources"
+	"github.com/usage-descheduler/descheduler/pkg/usage"
 )
 
 // withUsage pairs u with a usage view using milliCPU millicores.
@@ -20,10 +21,23 @@ func withUsage(u *NodeUtil, milliCPU int64) *NodeUtil {
 	return u
 }
 
+// withMetric pairs u with a usage view at bp basis points of MetricResource
+// (cpu stays the request count).
+func withMetric(u *NodeUtil, bp int64) *NodeUtil {
+	use := *u
+	use.Used = u.Used.Clone()
+	use.Used.Set(MetricResource, bp)
+	use.Capacity = u.Capacity.Clone()
+	use.Capacity.Set(MetricResource, MetricResourceCapacity)
+	u.Usage = &use
+	return u
+}
+
 func TestCompact(t *testing.T) {
 	tests := []struct {
 		name      string
 		mode      ClassificationMode
+		metric    bool // the usage view measures MetricResource instead of cpu and memory
 		nodes     []*NodeUtil
 		wantSrc   []string
 		wantDests []string
@@ -56,6 +70,15 @@ func TestCompact(t *testing.T) {
 		wantSrc:   []string{"n1"},
 		wantDests: []string{"n2", "n3"},
 	}, {
+		// MetricResource (basis points) in the usage view: n1 10%, n2 20%,
+		// n3 90% (free 10 points). n1's 1000 fit into n2 + n3's free
+		// 8000 + 1000; n1 + n2's 3000 do not fit into n3's 1000.
+		name:    "MetricResource room counts too",
+		mode:    ClassifyBoth,
+		metric:  true,
+		nodes:   []*NodeUtil{withMetric(util("n1", 400, 0, 1, false), 1000), withMetric(util("n2", 800, 0, 2, false), 2000), withMetric(util("n3", 1600, 0, 4, false), 9000)},
+		wantSrc: []string{"n1"}, wantDests: []string{"n2", "n3"},
+	}, {
 		// A cordoned node is always a source, never a destination.
 		name:      "cordoned first",
 		mode:      ClassifyRequests,
@@ -65,7 +88,8 @@ func TestCompact(t *testing.T) {
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			src, dst := Compact(tc.nodes, tc.mode, []v1.ResourceName{v1.ResourceCPU})
+			v := Views{Mode: tc.mode, Measures: usage.Measures{CPUMemory: !tc.metric, MetricResource: tc.metric}}
+			src, dst := Compact(tc.nodes, v, []v1.ResourceName{v1.ResourceCPU})
 			if got := names(src); !reflect.DeepEqual(got, tc.wantSrc) {
 				t.Errorf("sources %v, want %v", got, tc.wantSrc)
 			}

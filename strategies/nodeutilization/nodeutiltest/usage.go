@@ -43,12 +43,26 @@ func Alternating(end time.Time, cpuA, cpuB, memory int64) snapshot.Series {
 	return out
 }
 
+// Percent returns MetricResource points every Step over span ending at
+// end, cycling through values from the newest (values[0] at end, values[1]
+// one Step before, ...).
+func Percent(end time.Time, span time.Duration, values ...float64) snapshot.Points {
+	n := int(span / Step)
+	out := make(snapshot.Points, 0, n+1)
+	for i := n; i >= 0; i-- {
+		out = append(out, snapshot.Point{Time: end.Add(-time.Duration(i) * Step), Value: values[i%len(values)]})
+	}
+	return out
+}
+
 // Metrics are usage series for a snapshot.
 type Metrics struct {
 	// Nodes are series per node name.
 	Nodes map[string]snapshot.Series
 	// Pods are series per "namespace/name".
 	Pods map[types.NamespacedName]snapshot.Series
+	// MetricResource are MetricResource percentages per node name.
+	MetricResource map[string]snapshot.Points
 }
 
 // PodKey returns the key of a pod's series.
@@ -60,8 +74,8 @@ func PodKey(ns, name string) types.NamespacedName {
 // fails the test.
 func UsageSnapshot(tb testing.TB, nodes []*v1.Node, pods []*v1.Pod, m Metrics, h *snapshot.History) *snapshot.Snapshot {
 	tb.Helper()
-	s, err := snapshot.New(snapshot.Objects{Nodes: nodes, Pods: pods, NodeMetrics: m.Nodes, PodMetrics: m.Pods},
-		snapshot.Options{Now: Now, History: h})
+	s, err := snapshot.New(snapshot.Objects{Nodes: nodes, Pods: pods, NodeMetrics: m.Nodes, PodMetrics: m.Pods,
+		NodeMetricResource: m.MetricResource}, snapshot.Options{Now: Now, History: h})
 	if err != nil {
 		tb.Fatalf("snapshot: %v", err)
 	}
@@ -72,6 +86,22 @@ func UsageSnapshot(tb testing.TB, nodes []*v1.Node, pods []*v1.Pod, m Metrics, h
 // (5m window, 15s poll, 3 samples, 2m staleness, mean).
 func MetricsSource(source api.MetricsSource) *collectors.MetricsUtilization {
 	m := &collectors.MetricsUtilization{Source: source}
+	m.Default()
+	return m
+}
+
+// UpstreamQuery is the MetricResource query of PrometheusQuery.
+const UpstreamQuery = "instance:node_cpu:rate:sum"
+
+// PrometheusQuery returns a defaulted Prometheus metricsUtilization block
+// with upstream's MetricResource query (UpstreamQuery) and, when
+// withQueries, the default cpu/memory queries too.
+func PrometheusQuery(withQueries bool) *collectors.MetricsUtilization {
+	m := &collectors.MetricsUtilization{Source: api.SourcePrometheus,
+		Prometheus: &collectors.PrometheusQueries{Query: UpstreamQuery}}
+	if withQueries {
+		m.Prometheus.Queries = &collectors.UsageQueries{}
+	}
 	m.Default()
 	return m
 }

@@ -172,16 +172,18 @@ type Prometheus struct {
 }
 
 // StartPrometheus runs Prometheus on 127.0.0.1 scraping the exporter every
-// second, with its own config and TSDB under the work directory, and waits
-// until it is ready. Cluster.Stop also ends it.
+// second, with its own config and TSDB in a fresh directory under the work
+// directory (so cases starting one each never share data; its log is
+// logs/<that directory's name>.log), and waits until it is ready.
+// Cluster.Stop also ends it.
 func (c *Cluster) StartPrometheus(ctx context.Context, e *Exporter) (*Prometheus, error) {
 	bin, err := PrometheusBinary()
 	if err != nil {
 		return nil, err
 	}
-	dir := filepath.Join(c.opts.WorkDir, "prometheus")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("creating %s: %w", dir, err)
+	dir, err := os.MkdirTemp(c.opts.WorkDir, "prometheus-")
+	if err != nil {
+		return nil, fmt.Errorf("creating a Prometheus directory under %s: %w", c.opts.WorkDir, err)
 	}
 	cfg := fmt.Sprintf(`global: {scrape_interval: 1s, evaluation_interval: 1s}
 scrape_configs:
@@ -198,7 +200,7 @@ scrape_configs:
 		return nil, err
 	}
 	url := "http://127.0.0.1:" + strconv.Itoa(port)
-	p, err := c.StartProcess("prometheus", bin, "--config.file="+cfgPath,
+	p, err := c.StartProcess(filepath.Base(dir), bin, "--config.file="+cfgPath,
 		"--storage.tsdb.path="+filepath.Join(dir, "data"), "--web.listen-address=127.0.0.1:"+strconv.Itoa(port),
 		"--storage.tsdb.retention.time=1h")
 	if err != nil {

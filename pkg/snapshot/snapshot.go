@@ -160,32 +160,32 @@ func IsTerminal(p *v1.Pod) bool {
 	return p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed
 }
 
-// sortedSeries returns the series sorted by time. A series that is
-// already sorted (collector exports always are) is used as is, without a
-// copy: the snapshot owns Objects after New.
+// sortedSeries sorts every series of in by time and returns in itself: the
+// snapshot owns Objects after New, so the map is kept rather than copied
+// (150,000 pod series at 5,000 nodes). A series that is already sorted
+// (collector exports and files always are) is used as is; an unsorted one
+// is replaced by a sorted copy, since its backing array may be shared.
 func sortedSeries[K comparable](in map[K]Series) map[K]Series {
-	out := make(map[K]Series, len(in))
 	for k, s := range in {
 		if !slices.IsSortedFunc(s, func(a, b Sample) int { return a.Time.Compare(b.Time) }) {
 			s = slices.Clone(s)
 			slices.SortStableFunc(s, func(a, b Sample) int { return a.Time.Compare(b.Time) })
+			in[k] = s
 		}
-		out[k] = s
 	}
-	return out
+	return in
 }
 
 // sortedPoints is sortedSeries for Points.
 func sortedPoints(in map[string]Points) map[string]Points {
-	out := make(map[string]Points, len(in))
 	for k, p := range in {
 		if !slices.IsSortedFunc(p, func(a, b Point) int { return a.Time.Compare(b.Time) }) {
 			p = slices.Clone(p)
 			slices.SortStableFunc(p, func(a, b Point) int { return a.Time.Compare(b.Time) })
+			in[k] = p
 		}
-		out[k] = p
 	}
-	return out
+	return in
 }
 
 // Nodes returns the considered nodes sorted by name.

@@ -38,7 +38,8 @@ func NewRootCommand(out, errOut io.Writer) *cobra.Command {
 	cmd.SetErr(errOut)
 	opts.AddFlags(cmd)
 	addKlogFlags(cmd)
-	cmd.AddCommand(newSimulateCommand(), newSnapshotCommand(), newValidateCommand(), newVersionCommand())
+	cmd.AddCommand(newSimulateCommand(), newSnapshotCommand(), newGenerateCommand(), newValidateCommand(),
+		newVersionCommand())
 	return cmd
 }
 

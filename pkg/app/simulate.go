@@ -21,13 +21,20 @@ type SimulateOptions struct {
 	Now       string
 	Output    string
 	History   string
+	// Cycles > 0 runs a multi-cycle simulation (see runSimulateCycles).
+	Cycles   int
+	Interval time.Duration
+	Seed     uint64
+	// Noise is in percent.
+	Noise  float64
+	Report string
 }
 
 func newSimulateCommand() *cobra.Command {
 	o := &SimulateOptions{}
 	cmd := &cobra.Command{
-		Use:   "simulate --policy FILE --snapshot PATH",
-		Short: "Run one dry-run cycle on a cluster snapshot and print the plan",
+		Use:   "simulate --policy FILE --snapshot PATH [--cycles N]",
+		Short: "Run one dry-run cycle on a cluster snapshot and print the plan, or simulate N cycles over time",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runSimulate(cmd, o)
@@ -39,6 +46,11 @@ func newSimulateCommand() *cobra.Command {
 	fs.StringVar(&o.Now, "now", "", "the cycle's clock as RFC3339 (default: the time the command runs)")
 	fs.StringVarP(&o.Output, "output", "o", "table", "output format: table or json")
 	fs.StringVar(&o.History, "history", "", "eviction history file (the JSON the descheduler keeps in its history ConfigMap under history.json) so cooldowns and hysteresis apply")
+	fs.IntVar(&o.Cycles, "cycles", 0, "simulate this many cycles over time: evicted pods are re-created and placed by a kube-scheduler model, usage follows them (0: one dry-run cycle, the plan)")
+	fs.DurationVar(&o.Interval, "interval", 5*time.Minute, "with --cycles: simulated time between cycles")
+	fs.Uint64Var(&o.Seed, "seed", 1, "with --cycles: seed of every random choice (names, scheduler ties, noise); the same seed gives the same result")
+	fs.Float64Var(&o.Noise, "noise", 0, "with --cycles: multiply every generated usage sample by a random factor within ±PCT percent")
+	fs.StringVar(&o.Report, "report", "", "with --cycles: also write charts to FILE.html (one self-contained page) or FILE.svg")
 	_ = cmd.MarkFlagRequired("policy")
 	_ = cmd.MarkFlagRequired("snapshot")
 	return cmd
@@ -47,6 +59,9 @@ func newSimulateCommand() *cobra.Command {
 func runSimulate(cmd *cobra.Command, o *SimulateOptions) error {
 	if o.Output != "table" && o.Output != "json" {
 		return fmt.Errorf("--output must be table or json, not %q", o.Output)
+	}
+	if err := o.validateCycles(cmd); err != nil {
+		return err
 	}
 	now, err := parseNow(o.Now)
 	if err != nil {
@@ -74,6 +89,10 @@ func runSimulate(cmd *cobra.Command, o *SimulateOptions) error {
 	state, err := loadHistory(o.History)
 	if err != nil {
 		return err
+	}
+	if o.Cycles > 0 {
+		return runSimulateCycles(cmd, o, simulationInput{policy: policy, profiles: profiles, objs: objs,
+			warnings: warnings, selector: sel, history: state, now: now})
 	}
 	snap, err := snapshot.New(objs, snapshot.Options{Now: now, NodeSelector: sel, History: state.History(now)})
 	if err != nil {

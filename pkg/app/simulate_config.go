@@ -1,0 +1,73 @@
+package app
+
+import (
+	"slices"
+	"time"
+
+	"github.com/usage-descheduler/descheduler/collectors"
+	"github.com/usage-descheduler/descheduler/pkg/api"
+	"github.com/usage-descheduler/descheduler/pkg/simulator"
+	"github.com/usage-descheduler/descheduler/strategies/lownodeutilization"
+	nu "github.com/usage-descheduler/descheduler/strategies/nodeutilization"
+)
+
+// simulatedUsage is how `simulate --cycles` generates and keeps usage
+// samples: as the live collectors would for this policy (the largest
+// window and smallest poll interval of the plugins using a metrics source,
+// see planCollectors), else the collectors' defaults; the report
+// aggregates with the first usage plugin's configuration (usageWindow).
+func simulatedUsage(policy *api.DeschedulerPolicy) simulator.UsageConfig {
+	var def collectors.MetricsUtilization
+	def.Default()
+	cfg := simulator.UsageConfig{PollInterval: def.PollInterval.Duration, Window: def.Window.Duration,
+		Aggregate: usageWindow(policy)}
+	first := true
+	for _, pm := range enabledMetrics(policy) {
+		m := pm.Config
+		if !usesMetrics(m.Source) {
+			continue
+		}
+		if first {
+			cfg.PollInterval, cfg.Window, first = m.PollInterval.Duration, m.Window.Duration, false
+		}
+		cfg.PollInterval = min(cfg.PollInterval, m.PollInterval.Duration)
+		cfg.Window = max(cfg.Window, m.Window.Duration)
+	}
+	return cfg
+}
+
+// lowNodeUtilization returns the args of the first enabled
+// LowNodeUtilization plugin, or nil.
+func lowNodeUtilization(policy *api.DeschedulerPolicy) *lownodeutilization.Args {
+	for _, prof := range policy.Profiles {
+		bal := prof.Plugins.Balance
+		if !slices.Contains(bal.Enabled, lownodeutilization.PluginName) ||
+			slices.Contains(bal.Disabled, lownodeutilization.PluginName) {
+			continue
+		}
+		for _, pc := range prof.PluginConfig {
+			if a, ok := pc.Decoded.(*lownodeutilization.Args); ok && pc.Name == lownodeutilization.PluginName {
+				return a
+			}
+		}
+	}
+	return nil
+}
+
+// simulationTarget is the over-target rule of the first LowNodeUtilization
+// plugin (no figure without one) and the cooldown that repeated evictions
+// are counted against.
+func simulationTarget(policy *api.DeschedulerPolicy) (t simulator.Target, repeatCooldown time.Duration) {
+	a := lowNodeUtilization(policy)
+	if a == nil {
+		return t, 0
+	}
+	t.Thresholds = a.TargetThresholds.Clone()
+	t.Deviation = a.UseDeviationThresholds
+	t.Requests = a.Classification != nu.ClassifyUsage
+	t.Usage = a.Classification == nu.ClassifyUsage || a.Classification == nu.ClassifyBoth
+	if h := a.Hysteresis; h != nil && h.WorkloadCooldown != nil {
+		repeatCooldown = h.WorkloadCooldown.Duration
+	}
+	return t, repeatCooldown
+}

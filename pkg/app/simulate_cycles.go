@@ -1,0 +1,179 @@
+package app
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/klog/v2"
+
+	"github.com/usage-descheduler/descheduler/pkg/api"
+	"github.com/usage-descheduler/descheduler/pkg/descheduler"
+	"github.com/usage-descheduler/descheduler/pkg/simulator"
+	"github.com/usage-descheduler/descheduler/pkg/simulator/report"
+	"github.com/usage-descheduler/descheduler/pkg/snapshot"
+)
+
+// cycleFlags are the flags that only make sense with --cycles.
+var cycleFlags = []string{"interval", "seed", "noise", "report"}
+
+// validateCycles checks the multi-cycle flags before anything is loaded.
+func (o *SimulateOptions) validateCycles(cmd *cobra.Command) error {
+	if o.Cycles < 0 {
+		return fmt.Errorf("--cycles must not be negative, not %d", o.Cycles)
+	}
+	if o.Cycles == 0 {
+		for _, f := range cycleFlags {
+			if cmd.Flags().Changed(f) {
+				return fmt.Errorf("--%s needs --cycles", f)
+			}
+		}
+		return nil
+	}
+	if o.Interval <= 0 {
+		return fmt.Errorf("--interval must be positive, not %v", o.Interval)
+	}
+	if o.Noise < 0 || o.Noise > simulator.MaxNoise*100 {
+		return fmt.Errorf("--noise must be a percentage between 0 and %v, not %v", simulator.MaxNoise*100, o.Noise)
+	}
+	if o.Report != "" {
+		if _, err := report.FormatFor(o.Report); err != nil {
+			return fmt.Errorf("--report: %w", err)
+		}
+	}
+	return nil
+}
+
+// simulationInput is what runSimulate has loaded.
+type simulationInput struct {
+	policy   *api.DeschedulerPolicy
+	profiles []descheduler.Profile
+	objs     snapshot.Objects
+	warnings []string
+	selector labels.Selector
+	history  *descheduler.State
+	now      time.Time
+}
+
+// runSimulateCycles runs `simulate --cycles N` and writes its result (and
+// charts with --report). Like `simulate` it fails only on bad input.
+func runSimulateCycles(cmd *cobra.Command, o *SimulateOptions, in simulationInput) error {
+	target, cooldown := simulationTarget(in.policy)
+	cfg := simulator.Config{Profiles: in.profiles, Limits: descheduler.LimitsFromPolicy(in.policy),
+		NodeSelector: in.selector, Cycles: o.Cycles, Interval: o.Interval, Seed: o.Seed, Noise: o.Noise / 100,
+		Usage: simulatedUsage(in.policy), History: in.history, Target: target, RepeatCooldown: cooldown}
+	res, err := simulator.Run(cmd.Context(), in.objs, in.now, cfg)
+	if err != nil {
+		return fmt.Errorf("simulating: %w", err)
+	}
+	res.Warnings = append(in.warnings, res.Warnings...)
+	if o.Report != "" {
+		if err := report.WriteFile(o.Report, res); err != nil {
+			return fmt.Errorf("--report: %w", err)
+		}
+		klog.FromContext(cmd.Context()).Info("Wrote the simulation report", "file", o.Report)
+	}
+	if o.Output == "json" {
+		enc := json.NewEncoder(cmd.OutOrStdout())
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	return writeCyclesTable(cmd.OutOrStdout(), res)
+}
+
+// writeCyclesTable writes one line per cycle, the end state and the
+// summary.
+func writeCyclesTable(w io.Writer, res *simulator.Result) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "CYCLE\tTIME\tEVICTED\tBLOCKED\tOVER-TARGET\tCPU-USE% MAX/MEAN/SD\tCPU-REQ% MAX/MEAN/SD\tPENDING")
+	for _, c := range res.Cycles {
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%s\t%s\t%d\n", c.Cycle, c.Time.Format(time.RFC3339), c.Stats.Evictions,
+			blocked(res, c.Cycle), overTarget(c.Stats), spreadColumn(c.Stats.CPUUsage), spreadColumn(&c.Stats.CPURequests),
+			c.Stats.Pending)
+	}
+	e := res.End.Stats
+	fmt.Fprintf(tw, "end\t%s\t-\t-\t%s\t%s\t%s\t%d\n", res.End.Time.Format(time.RFC3339), overTarget(e),
+		spreadColumn(e.CPUUsage), spreadColumn(&e.CPURequests), e.Pending)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	writeSummary(w, res.Summary)
+	for _, e := range res.Errors {
+		fmt.Fprintf(w, "error: %s\n", e)
+	}
+	return nil
+}
+
+func writeSummary(w io.Writer, s simulator.Summary) {
+	fmt.Fprintf(w, "\n%d evictions in %d cycles of %s (blocked by PodDisruptionBudgets: %d; seed %d, noise ±%g%%)\n",
+		s.TotalEvictions, s.Cycles, s.Interval, s.BlockedEvictions, s.Seed, s.Noise*100)
+	fmt.Fprintf(w, "repeated evictions of a workload: %d within its cooldown (%s), %d within 1h\n",
+		s.Repeated.WithinCooldown, s.Repeated.Cooldown, s.Repeated.WithinHour)
+	fmt.Fprintf(w, "cpu usage %% max/mean/sd: %s -> %s\n", spreadColumn(s.CPUUsage.Start), spreadColumn(s.CPUUsage.End))
+	fmt.Fprintf(w, "cpu requests %% max/mean/sd: %s -> %s\n", spreadColumn(s.CPURequests.Start), spreadColumn(s.CPURequests.End))
+	switch {
+	case len(s.Target) == 0:
+		fmt.Fprintln(w, "no LowNodeUtilization target to compare with")
+	case s.CyclesUntilNoNodeOverTarget == nil:
+		fmt.Fprintln(w, "some node was still over target at the end")
+	default:
+		fmt.Fprintf(w, "no node over target after %d cycle(s)\n", *s.CyclesUntilNoNodeOverTarget)
+	}
+	fmt.Fprintf(w, "pods left pending: %d\n", s.PodsLeftPending)
+	if len(s.EvictionsPerWorkload) > 0 {
+		fmt.Fprintf(w, "evictions per workload: %s\n", topWorkloads(s.EvictionsPerWorkload, 10))
+	}
+}
+
+// topWorkloads lists the n most evicted workloads, most first, then by name.
+func topWorkloads(m map[string]int, n int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if m[keys[i]] != m[keys[j]] {
+			return m[keys[i]] > m[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	parts := make([]string, 0, n+1)
+	for i, k := range keys {
+		if i == n {
+			parts = append(parts, fmt.Sprintf("… %d more", len(keys)-n))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s=%d", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func blocked(res *simulator.Result, cycle int) int {
+	n := 0
+	for _, e := range res.Cycles[cycle-1].Evictions {
+		if e.Result == "blocked_by_pdb" {
+			n++
+		}
+	}
+	return n
+}
+
+func overTarget(s simulator.Stats) string {
+	if s.NodesOverTarget < 0 {
+		return "-"
+	}
+	return fmt.Sprint(s.NodesOverTarget)
+}
+
+func spreadColumn(s *simulator.Spread) string {
+	if s == nil || s.Nodes == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f/%.1f/%.1f", s.Max, s.Mean, s.StdDev)
+}

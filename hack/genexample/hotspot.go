@@ -15,11 +15,14 @@ import (
 // hotspotCluster is the usage demo: 8 nodes of 8 cpu whose requests are
 // perfectly balanced (6 pods of 500m each = 37.5%), but the pods of
 // hot-node-1 burn 1100m each, so the node sits at about 87% cpu usage for
-// the whole 10 minutes of samples, while the others run at about 30%.
+// the whole 10 minutes of samples, while the others run at about 30%. The
+// same usage is also given as upstream's MetricResource percentages, for
+// hotspot-prometheus-query.yaml.
 // Request-based descheduling sees nothing to do; usage-based relieves
 // hot-node-1 only.
 func hotspotCluster() snapshot.Objects {
-	objs := snapshot.Objects{NodeMetrics: map[string]snapshot.Series{}, PodMetrics: map[types.NamespacedName]snapshot.Series{}}
+	objs := snapshot.Objects{NodeMetrics: map[string]snapshot.Series{}, PodMetrics: map[types.NamespacedName]snapshot.Series{},
+		NodeMetricResource: map[string]snapshot.Points{}}
 	objs.Namespaces = []*v1.Namespace{{ObjectMeta: metav1.ObjectMeta{Name: "shop"}}}
 	for i := 1; i <= 8; i++ {
 		node := fmt.Sprintf("hot-node-%d", i)
@@ -37,8 +40,19 @@ func hotspotCluster() snapshot.Objects {
 			nodeCPU += perPod + int64(k*10)
 		}
 		objs.NodeMetrics[node] = series(nodeCPU, 8<<30)
+		objs.NodeMetricResource[node] = metricResource(objs.NodeMetrics[node], 8000)
 	}
 	return objs
+}
+
+// metricResource is what upstream's Prometheus query form would report for
+// the node: its cpu usage as a percentage of allocatable (8000m), per sample.
+func metricResource(s snapshot.Series, allocMilliCPU int64) snapshot.Points {
+	out := make(snapshot.Points, len(s))
+	for i, smp := range s {
+		out[i] = snapshot.Point{Time: smp.Time, Value: float64(smp.MilliCPU) * 100 / float64(allocMilliCPU)}
+	}
+	return out
 }
 
 // series is 10 minutes of samples every 15 s ending at now, with a small

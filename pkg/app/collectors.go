@@ -23,6 +23,7 @@ import (
 	"github.com/usage-descheduler/descheduler/pkg/api"
 	"github.com/usage-descheduler/descheduler/pkg/descheduler"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
+	"github.com/usage-descheduler/descheduler/pkg/usage"
 )
 
 // metricsConfigurer is implemented by plugin args with a metricsUtilization
@@ -67,18 +68,18 @@ func usesMetrics(s api.MetricsSource) bool {
 	return s == api.SourceKubernetesMetrics || s == api.SourcePrometheus
 }
 
-// usageWindow is the window configuration `simulate` reports usage with:
-// that of the first enabled plugin with a metrics source, else the
-// collectors' defaults.
-func usageWindow(policy *api.DeschedulerPolicy) window.Config {
+// usageWindow is the window configuration `simulate` reports usage with,
+// and the series it judges freshness by: those of the first enabled plugin
+// with a metrics source, else the collectors' defaults (cpu and memory).
+func usageWindow(policy *api.DeschedulerPolicy) (window.Config, usage.Measures) {
 	for _, pm := range enabledMetrics(policy) {
 		if usesMetrics(pm.Config.Source) {
-			return pm.Config.WindowConfig()
+			return pm.Config.WindowConfig(), pm.Config.Measures()
 		}
 	}
 	var def collectors.MetricsUtilization
 	def.Default()
-	return def.WindowConfig()
+	return def.WindowConfig(), usage.Measures{CPUMemory: true}
 }
 
 // sourcePlan is one collector to run, merged over the plugins using its

@@ -106,7 +106,8 @@ func TestCollectorSetMetricResource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n1 := usage.Compute(snap, usageWindow(policy)).Node("n1")
+	win, _ := usageWindow(policy)
+	n1 := usage.Compute(snap, win).Node("n1")
 	if !n1.MetricResource.Known || math.Abs(n1.MetricResource.Percent-92) > 1e-9 || n1.Known {
 		t.Errorf("n1 usage %+v, want MetricResource 92%% known and cpu/memory unknown", n1)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/usage-descheduler/descheduler/collectors/window"
 	"github.com/usage-descheduler/descheduler/pkg/api"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
+	"github.com/usage-descheduler/descheduler/pkg/usage"
 	"github.com/usage-descheduler/descheduler/strategies"
 	"github.com/usage-descheduler/descheduler/test/builders"
 )
@@ -124,7 +125,7 @@ profiles:
 }
 
 func TestUsageWindow(t *testing.T) {
-	if got := usageWindow(loadPolicyText(t, twoSourcesPolicy("http://prom:9090"))); got.Window != 5*time.Minute ||
+	if got, _ := usageWindow(loadPolicyText(t, twoSourcesPolicy("http://prom:9090"))); got.Window != 5*time.Minute ||
 		got.MaxStaleness != 2*time.Minute {
 		t.Errorf("window of the first plugin with a metrics source: %+v, want a/LowNodeUtilization's 5m", got)
 	}
@@ -139,8 +140,8 @@ profiles:
 `)
 	want := window.Config{Window: collectors.DefaultWindow, HalfLife: collectors.DefaultHalfLife,
 		MinSamples: collectors.DefaultMinSamples, MaxStaleness: collectors.DefaultMaxStaleness}
-	if got := usageWindow(requests); got != want {
-		t.Errorf("source Requests only: %+v, want the defaults %+v", got, want)
+	if got, m := usageWindow(requests); got != want || m != (usage.Measures{CPUMemory: true}) {
+		t.Errorf("source Requests only: %+v %+v, want the defaults %+v and cpu/memory", got, m, want)
 	}
 }
 

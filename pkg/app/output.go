@@ -5,14 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/usage-descheduler/descheduler/pkg/descheduler"
 	"github.com/usage-descheduler/descheduler/pkg/explain"
-	"github.com/usage-descheduler/descheduler/pkg/snapshot"
-	"github.com/usage-descheduler/descheduler/pkg/usage"
 )
 
 // Simulation is the stable output of `simulate` (documented in README.md).
@@ -39,10 +38,9 @@ type (
 	ExcludedOut = explain.Excluded
 )
 
-// buildSimulation reports the cycles' evictions and, per considered node,
-// its classes, requests, usage of view, hysteresis and soft-taint action.
-func buildSimulation(ctx context.Context, snap *snapshot.Snapshot, profiles []descheduler.Profile,
-	reps []*descheduler.Report, view *usage.View) *Simulation {
+// buildSimulation reports the cycles' evictions and, per considered node of
+// in, its classes, requests, usage, hysteresis and soft-taint action.
+func buildSimulation(ctx context.Context, reps []*descheduler.Report, in explain.Input) *Simulation {
 	out := &Simulation{Evictions: []EvictionOut{}}
 	for i, rep := range reps {
 		out.Evictions = append(out.Evictions, explain.Evictions(i+1, rep)...)
@@ -50,8 +48,8 @@ func buildSimulation(ctx context.Context, snap *snapshot.Snapshot, profiles []de
 			out.Errors = append(out.Errors, err.Error())
 		}
 	}
-	out.Nodes = explain.Nodes(ctx, snap, profiles, view)
-	out.ExcludedNodes = explain.ExcludedNodes(snap)
+	out.Nodes = explain.Nodes(ctx, in)
+	out.ExcludedNodes = explain.ExcludedNodes(in.Snapshot)
 	return out
 }
 
@@ -62,22 +60,31 @@ func (s *Simulation) WriteJSON(w io.Writer) error {
 	return enc.Encode(s)
 }
 
-// WriteTable writes a node table and an eviction table.
+// WriteTable writes a node table and an eviction table. The METRIC-USE%
+// column (upstream's MetricResource) is shown only when some node has it.
 func (s *Simulation) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NODE\tCLASS\tCPU%\tMEMORY%\tPODS%\tPODS\tCPU-USE%\tMEM-USE%\tUSAGE\tTAINT\tBY STRATEGY\tHYSTERESIS")
+	metric := slices.ContainsFunc(s.Nodes, func(n NodeOut) bool { return n.Usage != nil && n.Usage.MetricResource != nil })
+	header := "NODE\tCLASS\tCPU%\tMEMORY%\tPODS%\tPODS\tCPU-USE%\tMEM-USE%\t"
+	if metric {
+		header += "METRIC-USE%\t"
+	}
+	fmt.Fprintln(tw, header+"USAGE\tTAINT\tBY STRATEGY\tHYSTERESIS")
 	for _, n := range s.Nodes {
-		cpuUse, memUse := "-", "-"
+		var u UsageOut
 		if n.Usage != nil {
-			cpuUse, memUse = fmt.Sprintf("%.1f", n.Usage.CPU), fmt.Sprintf("%.1f", n.Usage.Memory)
+			u = *n.Usage
 		}
 		taint := n.Taint
 		if taint == "" {
 			taint = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.1f\t%.1f\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", n.Name, n.Classification,
-			n.Requests["cpu"], n.Requests["memory"], n.Requests["pods"], n.Pods, cpuUse, memUse, n.UsageState,
-			taint, joinClasses(n.Classifications), hysteresisColumn(n))
+		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.1f\t%.1f\t%d\t%s\t%s\t", n.Name, n.Classification,
+			n.Requests["cpu"], n.Requests["memory"], n.Requests["pods"], n.Pods, pct(u.CPU), pct(u.Memory))
+		if metric {
+			fmt.Fprintf(tw, "%s\t", pct(u.MetricResource))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", n.UsageState, taint, joinClasses(n.Classifications), hysteresisColumn(n))
 	}
 	for _, ex := range s.ExcludedNodes {
 		fmt.Fprintf(tw, "%s\texcluded\t-\t-\t-\t-\t-\t-\t-\t-\t%s\t-\n", ex.Name, ex.Reason)
@@ -92,6 +99,14 @@ func (s *Simulation) WriteTable(w io.Writer) error {
 		fmt.Fprintf(tw, "error: %s\n", e)
 	}
 	return tw.Flush()
+}
+
+// pct formats a known percentage, "-" for an unknown one.
+func pct(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", *v)
 }
 
 func joinClasses(m map[string]string) string {

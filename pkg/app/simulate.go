@@ -10,6 +10,7 @@ import (
 
 	"github.com/usage-descheduler/descheduler/pkg/descheduler"
 	"github.com/usage-descheduler/descheduler/pkg/evictor"
+	"github.com/usage-descheduler/descheduler/pkg/explain"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 	"github.com/usage-descheduler/descheduler/pkg/usage"
 )
@@ -101,8 +102,9 @@ func runSimulate(cmd *cobra.Command, o *SimulateOptions) error {
 	cycle := &descheduler.Cycle{Profiles: profiles, Limits: descheduler.LimitsFromPolicy(policy),
 		Executor: evictor.DryRunExecutor{}}
 	rep := cycle.Run(cmd.Context(), snap)
-	view := usage.Compute(snap, usageWindow(policy))
-	out := buildSimulation(cmd.Context(), snap, profiles, []*descheduler.Report{rep}, view)
+	win, measures := usageWindow(policy)
+	out := buildSimulation(cmd.Context(), []*descheduler.Report{rep},
+		explain.Input{Snapshot: snap, Profiles: profiles, Usage: usage.Compute(snap, win), Measures: measures})
 	out.Warnings = warnings
 	if err := writeSimulation(cmd.OutOrStdout(), o.Output, out); err != nil {
 		return err

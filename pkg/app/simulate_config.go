@@ -19,8 +19,8 @@ import (
 func simulatedUsage(policy *api.DeschedulerPolicy) simulator.UsageConfig {
 	var def collectors.MetricsUtilization
 	def.Default()
-	cfg := simulator.UsageConfig{PollInterval: def.PollInterval.Duration, Window: def.Window.Duration,
-		Aggregate: usageWindow(policy)}
+	cfg := simulator.UsageConfig{PollInterval: def.PollInterval.Duration, Window: def.Window.Duration}
+	cfg.Aggregate, cfg.Measures = usageWindow(policy)
 	first := true
 	for _, pm := range enabledMetrics(policy) {
 		m := pm.Config

@@ -251,7 +251,7 @@ func TestSnapshotRoundTripSimulate(t *testing.T) {
 	// n1: 1000m, 2000m, 3000m at 12:00:00, :15, :30 → mean 2000m of 4000m
 	// = 50%; 2Gi of 8Gi = 25%. n2 never reported: missing.
 	n1, n2 := byName["n1"], byName["n2"]
-	if n1.UsageState != "ok" || n1.Usage == nil || *n1.Usage != (UsageOut{CPU: 50, Memory: 25}) {
+	if n1.UsageState != "ok" || n1.Usage == nil || n1.Usage.CPU == nil || *n1.Usage.CPU != 50 || *n1.Usage.Memory != 25 {
 		t.Errorf("n1: state %q usage %+v, want ok {50 25}", n1.UsageState, n1.Usage)
 	}
 	if n2.UsageState != "missing" || n2.Usage != nil || n2.UsageReason != "no samples in the last 1m0s" {

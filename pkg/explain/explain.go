@@ -34,16 +34,17 @@ func ExcludedNodes(snap *snapshot.Snapshot) []Excluded {
 	return out
 }
 
-// Nodes describes every considered node of snap, in name order: the class
-// each classifying strategy of profiles gives it, its requested
-// percentages, its usage from view, and the hysteresis state and soft-taint
-// action the usage strategies would record and want.
-func Nodes(ctx context.Context, snap *snapshot.Snapshot, profiles []descheduler.Profile, view *usage.View) []Node {
+// Nodes describes every considered node of the snapshot, in name order:
+// the class each classifying strategy gives it, its requested percentages,
+// its usage, and the hysteresis state and soft-taint action the usage
+// strategies would record and want.
+func Nodes(ctx context.Context, in Input) []Node {
+	snap, profiles := in.Snapshot, in.Profiles
 	classes, order := classify(ctx, snap, profiles)
 	out := make([]Node, 0, len(snap.Nodes()))
 	for _, ni := range snap.Nodes() {
 		n := Node{Name: ni.Name(), Classification: "unclassified", Requests: RequestPercents(ni), Pods: len(ni.Pods)}
-		setUsage(&n, view.Node(ni.Name()))
+		setUsage(&n, in.Usage.Node(ni.Name()), in.Measures)
 		for _, strat := range order {
 			if c, ok := classes[strat][ni.Name()]; ok {
 				if n.Classifications == nil {
@@ -90,16 +91,34 @@ func RequestPercents(ni *snapshot.NodeInfo) map[string]float64 {
 // Round1 rounds to one decimal.
 func Round1(v float64) float64 { return math.Round(v*10) / 10 }
 
-// setUsage fills the usage fields; percentages only for known, finite
-// usage (JSON has no NaN).
-func setUsage(n *Node, u usage.NodeUsage) {
-	n.UsageState, n.UsageReason = string(u.State), u.Reason
-	if u.Known && isFinite(u.CPUPercent) && isFinite(u.MemoryPercent) {
-		n.Usage = &Usage{CPU: Round1(u.CPUPercent), Memory: Round1(u.MemoryPercent)}
+// setUsage fills the usage fields: the state of the series m needs, and
+// each percentage that is known and finite (JSON has no NaN).
+func setUsage(n *Node, u usage.NodeUsage, m usage.Measures) {
+	if !m.Any() {
+		m = usage.Measures{CPUMemory: true}
+	}
+	_, state, reason := u.Usable(m)
+	n.UsageState, n.UsageReason = string(state), reason
+	var out Usage
+	if u.Known {
+		out.CPU, out.Memory = percent(u.CPUPercent), percent(u.MemoryPercent)
+	}
+	if u.MetricResource.Known {
+		out.MetricResource = percent(u.MetricResource.Percent)
+	}
+	if out.CPU != nil || out.Memory != nil || out.MetricResource != nil {
+		n.Usage = &out
 	}
 }
 
-func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+// percent rounds a known percentage, nil when it is not finite.
+func percent(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	r := Round1(v)
+	return &r
+}
 
 // addHysteresis adds, per node, the hysteresis state the strategies would
 // record and the soft-taint action the descheduler would take.

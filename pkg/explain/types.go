@@ -1,6 +1,12 @@
 package explain
 
-import "time"
+import (
+	"time"
+
+	"github.com/usage-descheduler/descheduler/pkg/descheduler"
+	"github.com/usage-descheduler/descheduler/pkg/snapshot"
+	"github.com/usage-descheduler/descheduler/pkg/usage"
+)
 
 // Eviction is one attempted eviction.
 type Eviction struct {
@@ -32,11 +38,13 @@ type Node struct {
 	Requests map[string]float64 `json:"requests"`
 	// Pods is the number of pods bound to the node.
 	Pods int `json:"pods"`
-	// Usage is the aggregated usage in percent of allocatable; present only
-	// when UsageState is "ok", so unknown usage never reads as zero.
+	// Usage is the aggregated usage in percent; present when some of it is
+	// known, each figure only when its own series is fresh, so unknown
+	// usage never reads as zero.
 	Usage *Usage `json:"usage,omitempty"`
-	// UsageState is the freshness of the node's usage samples: "ok",
-	// "stale" or "missing".
+	// UsageState is the freshness of the series the usage strategies use
+	// (cpu and memory samples, MetricResource points, or both): "ok",
+	// "stale" or "missing" (the worst of them).
 	UsageState string `json:"usageState"`
 	// UsageReason says why UsageState is not "ok".
 	UsageReason string `json:"usageReason,omitempty"`
@@ -46,14 +54,30 @@ type Node struct {
 	Taint string `json:"taint,omitempty"`
 }
 
-// Usage is a node's aggregated usage as percentages of allocatable,
-// rounded to one decimal.
+// Usage is a node's aggregated usage as percentages, rounded to one
+// decimal; a figure is nil when its series is not fresh.
 type Usage struct {
 	// CPU is the aggregated CPU usage in percent of allocatable CPU.
-	CPU float64 `json:"cpu"`
+	CPU *float64 `json:"cpu,omitempty"`
 	// Memory is the aggregated memory usage in percent of allocatable
 	// memory.
-	Memory float64 `json:"memory"`
+	Memory *float64 `json:"memory,omitempty"`
+	// MetricResource is the aggregated upstream MetricResource percentage
+	// (metricsUtilization.prometheus.query × 100).
+	MetricResource *float64 `json:"metricResource,omitempty"`
+}
+
+// Input is what Nodes describes.
+type Input struct {
+	// Snapshot is the cluster at the start of the cycle.
+	Snapshot *snapshot.Snapshot
+	// Profiles are the policy's strategies.
+	Profiles []descheduler.Profile
+	// Usage is the aggregated usage of Snapshot.
+	Usage *usage.View
+	// Measures are the series the policy's usage strategies use, which
+	// UsageState judges; zero means cpu and memory.
+	Measures usage.Measures
 }
 
 // Hysteresis is one strategy's usage hysteresis state of a node.

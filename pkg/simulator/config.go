@@ -11,6 +11,7 @@ import (
 	"github.com/usage-descheduler/descheduler/collectors/window"
 	"github.com/usage-descheduler/descheduler/pkg/descheduler"
 	"github.com/usage-descheduler/descheduler/pkg/framework"
+	"github.com/usage-descheduler/descheduler/pkg/usage"
 )
 
 // DefaultRepeatCooldown is Repeated.Cooldown when the policy has no
@@ -63,6 +64,9 @@ type UsageConfig struct {
 	// usage plugin's window configuration).
 	Window    time.Duration
 	Aggregate window.Config
+	// Measures are the series the report judges a node's usage by (the
+	// first usage plugin's); zero means cpu and memory.
+	Measures usage.Measures
 }
 
 // Target is the overutilization target of the first LowNodeUtilization

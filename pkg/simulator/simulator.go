@@ -105,9 +105,9 @@ func (s *simulation) cycle(ctx context.Context, k int, t time.Time) error {
 	for _, e := range rep.Errors {
 		s.res.Errors = append(s.res.Errors, fmt.Sprintf("cycle %d: %v", k, e))
 	}
-	view := usage.Compute(rep.Initial, s.cfg.Usage.Aggregate)
+	in := s.describe(rep.Initial)
 	cy := Cycle{Cycle: k, Time: t.UTC(), Evictions: explain.Evictions(k, rep), Pending: pending,
-		Nodes: explain.Nodes(ctx, rep.Initial, s.cfg.Profiles, view), Stats: stats(rep.Initial, view, s.cfg.Target)}
+		Nodes: explain.Nodes(ctx, in), Stats: stats(in, s.cfg.Target)}
 	cy.Stats.Pending = len(pending)
 	for _, r := range rep.Records {
 		if r.Result == evictor.ResultSimulated {
@@ -123,6 +123,12 @@ func (s *simulation) cycle(ctx context.Context, k int, t time.Time) error {
 	return nil
 }
 
+// describe is what the report needs of a snapshot.
+func (s *simulation) describe(snap *snapshot.Snapshot) explain.Input {
+	return explain.Input{Snapshot: snap, Profiles: s.cfg.Profiles, Usage: usage.Compute(snap, s.cfg.Usage.Aggregate),
+		Measures: s.cfg.Usage.Measures}
+}
+
 // end records the cluster at t, one interval after the last cycle.
 func (s *simulation) end(ctx context.Context, t time.Time) error {
 	s.advance(t)
@@ -130,9 +136,9 @@ func (s *simulation) end(ctx context.Context, t time.Time) error {
 	if err != nil {
 		return fmt.Errorf("the end state: %w", err)
 	}
-	view := usage.Compute(snap, s.cfg.Usage.Aggregate)
-	s.res.End = State{Time: t.UTC(), Stats: stats(snap, view, s.cfg.Target), Pending: s.cluster.pendingReport(),
-		Nodes: explain.Nodes(ctx, snap, s.cfg.Profiles, view)}
+	in := s.describe(snap)
+	s.res.End = State{Time: t.UTC(), Stats: stats(in, s.cfg.Target), Pending: s.cluster.pendingReport(),
+		Nodes: explain.Nodes(ctx, in)}
 	s.res.End.Stats.Pending = len(s.res.End.Pending)
 	return nil
 }

@@ -3,30 +3,30 @@ package simulator
 import (
 	"math"
 
-	v1 "k8s.io/api/core/v1"
 	"gonum.org/v1/gonum/stat"
+	v1 "k8s.io/api/core/v1"
 
 	"github.com/usage-descheduler/descheduler/pkg/explain"
 	"github.com/usage-descheduler/descheduler/pkg/resources"
-	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 	"github.com/usage-descheduler/descheduler/pkg/usage"
+	nu "github.com/usage-descheduler/descheduler/strategies/nodeutilization"
 )
 
 // nodePercents are one node's utilization percentages in both views.
 type nodePercents struct {
-	req       map[v1.ResourceName]float64
-	use       map[v1.ResourceName]float64
+	req        map[v1.ResourceName]float64
+	use        map[v1.ResourceName]float64
 	usageKnown bool
 }
 
-// stats computes the figures of snap with its usage view.
-func stats(snap *snapshot.Snapshot, view *usage.View, target Target) Stats {
-	nodes := percents(snap, view)
+// stats computes the figures of a snapshot with its usage.
+func stats(in explain.Input, target Target) Stats {
+	nodes := percents(in)
 	var cpuUse, cpuReq []float64
 	for _, np := range nodes {
 		cpuReq = append(cpuReq, np.req[v1.ResourceCPU])
-		if np.usageKnown {
-			cpuUse = append(cpuUse, np.use[v1.ResourceCPU])
+		if cpu, ok := np.use[v1.ResourceCPU]; ok {
+			cpuUse = append(cpuUse, cpu)
 		}
 	}
 	st := Stats{CPURequests: spreadOf(cpuReq), NodesOverTarget: overTarget(nodes, target)}
@@ -39,10 +39,14 @@ func stats(snap *snapshot.Snapshot, view *usage.View, target Target) Stats {
 
 // percents returns every considered node's percentages: requests for cpu,
 // memory, pods and the extended resources it has; usage for cpu and memory
-// when known.
-func percents(snap *snapshot.Snapshot, view *usage.View) []nodePercents {
-	out := make([]nodePercents, 0, len(snap.Nodes()))
-	for _, ni := range snap.Nodes() {
+// and MetricResource when the series the policy measures are fresh.
+func percents(in explain.Input) []nodePercents {
+	m := in.Measures
+	if !m.Any() {
+		m = usage.Measures{CPUMemory: true}
+	}
+	out := make([]nodePercents, 0, len(in.Snapshot.Nodes()))
+	for _, ni := range in.Snapshot.Nodes() {
 		np := nodePercents{req: map[v1.ResourceName]float64{
 			v1.ResourceCPU:    resources.Percent(ni.Requested.MilliCPU, ni.Allocatable.MilliCPU),
 			v1.ResourceMemory: resources.Percent(ni.Requested.Memory, ni.Allocatable.Memory),
@@ -51,9 +55,16 @@ func percents(snap *snapshot.Snapshot, view *usage.View) []nodePercents {
 		for name, alloc := range ni.Allocatable.Scalar {
 			np.req[name] = resources.Percent(ni.Requested.Scalar[name], alloc)
 		}
-		if u := view.Node(ni.Name()); u.Known {
+		u := in.Usage.Node(ni.Name())
+		if ok, _, _ := u.Usable(m); ok {
 			np.usageKnown = true
-			np.use = map[v1.ResourceName]float64{v1.ResourceCPU: u.CPUPercent, v1.ResourceMemory: u.MemoryPercent}
+			np.use = map[v1.ResourceName]float64{}
+			if u.Known {
+				np.use[v1.ResourceCPU], np.use[v1.ResourceMemory] = u.CPUPercent, u.MemoryPercent
+			}
+			if u.MetricResource.Known {
+				np.use[nu.MetricResource] = u.MetricResource.Percent
+			}
 		}
 		out = append(out, np)
 	}

@@ -119,10 +119,10 @@ func newSeries(name string, n int) series {
 
 // cpuUsage returns the node's cpu usage %, if known and finite.
 func cpuUsage(n explain.Node) (float64, bool) {
-	if n.Usage == nil || math.IsNaN(n.Usage.CPU) || math.IsInf(n.Usage.CPU, 0) {
+	if n.Usage == nil || n.Usage.CPU == nil || math.IsNaN(*n.Usage.CPU) || math.IsInf(*n.Usage.CPU, 0) {
 		return 0, false
 	}
-	return n.Usage.CPU, true
+	return *n.Usage.CPU, true
 }
 
 // anyKnown reports whether some node has known usage at some point.

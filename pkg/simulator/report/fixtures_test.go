@@ -19,7 +19,8 @@ func node(name string, requests, usage float64) explain.Node {
 		n.UsageState, n.UsageReason = "missing", "no samples"
 		return n
 	}
-	n.Usage = &explain.Usage{CPU: usage, Memory: 40}
+	mem := 40.0
+	n.Usage = &explain.Usage{CPU: &usage, Memory: &mem}
 	n.UsageState = "ok"
 	return n
 }

@@ -182,7 +182,7 @@ func (r *run) execute(ctx context.Context, profile, strategy string, cands []fra
 		if ctx.Err() != nil || r.failed[c.Pod.UID] || r.evicted[c.Pod.UID] || !r.budget.Allows(c.Pod, c.Node) || !r.stillThere(c) {
 			continue
 		}
-		ev := evictor.Eviction{Pod: c.Pod, Node: c.Node, Strategy: strategy, Profile: profile, Reason: c.Reason}
+		ev := evictor.Eviction{Pod: c.Pod, Node: c.Node, Strategy: strategy, Profile: profile, Reason: c.Reason, Usage: c.Usage}
 		res, err := r.c.Executor.Evict(ctx, ev)
 		rec := Record{Eviction: ev, Result: res, Err: err}
 		r.report.Records = append(r.report.Records, rec)

@@ -46,10 +46,6 @@ type State struct {
 	// MaxEntries keeps at most this many evictions, the newest; 0:
 	// DefaultHistoryMaxEntries.
 	MaxEntries int
-	// Weigh returns what an eviction moved off its node (milli-CPU, bytes),
-	// e.g. the pod's aggregated usage; ok false, or a nil Weigh, falls back
-	// to the pod's requests.
-	Weigh func(rec Record) (milliCPU, memory int64, ok bool)
 
 	mu      sync.Mutex
 	entries []snapshot.Eviction // oldest first
@@ -79,7 +75,8 @@ func (s *State) History(now time.Time) *snapshot.History {
 //   - every carried-out eviction of rep (Result success, or simulated in
 //     a multi-cycle simulation; dry_run, blocked and failed evictions are
 //     not evictions), at now, with the owner from the pod's controller
-//     ownerReference and its weight from Weigh;
+//     ownerReference and its weight: what the strategy counted it to take
+//     off the node's usage (Record.Usage), else the pod's requests;
 //   - states: for each strategy in states, its node states replace the
 //     earlier ones (a strategy evaluates every node it considers, so a node
 //     missing from its map is no longer hot; an empty map clears it);
@@ -111,11 +108,9 @@ func (s *State) entryFor(now time.Time, rec Record) snapshot.Eviction {
 	if ref := metav1.GetControllerOf(rec.Pod); ref != nil {
 		e.OwnerKind, e.OwnerName, e.OwnerUID = ref.Kind, ref.Name, ref.UID
 	}
-	if s.Weigh != nil {
-		if cpu, mem, ok := s.Weigh(rec); ok {
-			e.MilliCPU, e.Memory = cpu, mem
-			return e
-		}
+	if rec.Usage != nil {
+		e.MilliCPU, e.Memory = rec.Usage.MilliCPU, rec.Usage.Memory
+		return e
 	}
 	req := resources.PodRequests(rec.Pod)
 	e.MilliCPU, e.Memory = req.MilliCPU, req.Memory

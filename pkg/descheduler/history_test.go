@@ -9,6 +9,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/usage-descheduler/descheduler/pkg/evictor"
+	"github.com/usage-descheduler/descheduler/pkg/resources"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 	"github.com/usage-descheduler/descheduler/test/builders"
 )
@@ -46,7 +47,7 @@ func TestRecordCycleKeepsOnlyLiveSuccesses(t *testing.T) {
 	got, _ := s.Contents()
 	when := histAt(0).Add(30 * time.Second)
 	want := []snapshot.Eviction{
-		// 500m = 500 milli-CPU, 1Gi = 1073741824 bytes (requests: no Weigh).
+		// 500m = 500 milli-CPU, 1Gi = 1073741824 bytes (requests: no usage).
 		{Time: when, Namespace: "shop", Pod: "web-1", OwnerKind: "ReplicaSet", OwnerName: "web", OwnerUID: "uid-ReplicaSet-web",
 			Node: "n1", Strategy: histLNU, MilliCPU: 500, Memory: 1 << 30},
 		{Time: when, Namespace: "shop", Pod: "bare", Node: "n2", Strategy: histLNU, MilliCPU: 250},
@@ -56,13 +57,15 @@ func TestRecordCycleKeepsOnlyLiveSuccesses(t *testing.T) {
 	}
 }
 
-func TestRecordCycleWeigh(t *testing.T) {
-	rep := &Report{Records: []Record{
-		histRecord(builders.MakePod("shop", "hot").Node("n1").Req("500m", "1Gi").Obj(), evictor.ResultSuccess),
+func TestRecordCycleUsage(t *testing.T) {
+	hot := histRecord(builders.MakePod("shop", "hot").Node("n1").Req("500m", "1Gi").Obj(), evictor.ResultSuccess)
+	// The strategy counted hot to use 380m / 300 bytes; cold has no
+	// usage: its requests.
+	hot.Usage = &resources.List{MilliCPU: 380, Memory: 300}
+	rep := &Report{Records: []Record{hot,
 		histRecord(builders.MakePod("shop", "cold").Node("n1").Req("200m", "1Ki").Obj(), evictor.ResultSuccess),
 	}}
-	// hot has a known usage of 380m / 300 bytes; cold has none: requests.
-	s := &State{Weigh: func(rec Record) (int64, int64, bool) { return 380, 300, rec.Pod.Name == "hot" }}
+	s := &State{}
 	s.RecordCycle(histAt(0), rep, nil)
 	got, _ := s.Contents()
 	if got[0].MilliCPU != 380 || got[0].Memory != 300 || got[1].MilliCPU != 200 || got[1].Memory != 1024 {

@@ -12,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
+
+	"github.com/usage-descheduler/descheduler/pkg/resources"
 )
 
 // Eviction is one eviction to carry out, with where it came from.
@@ -26,6 +28,9 @@ type Eviction struct {
 	Profile string
 	// Reason is the plugin's short sentence with the deciding numbers.
 	Reason string
+	// Usage is what the plugin counted the eviction to take off the node's
+	// measured usage (framework.Candidate.Usage); nil when unknown.
+	Usage *resources.List
 }
 
 // Result is the outcome of one eviction. The values are bounded and may

@@ -5,6 +5,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/usage-descheduler/descheduler/pkg/resources"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 )
 
@@ -31,6 +32,12 @@ type Candidate struct {
 	// Reason is a short sentence with the numbers that decided the eviction,
 	// e.g. "node n1 cpu 80% > target 50%".
 	Reason string
+	// Usage is what the strategy counted the eviction to take off the
+	// node's measured usage (the pod's aggregated cpu in millicores and
+	// memory in bytes); nil when it planned without the pod's usage. The
+	// eviction history keeps it, so that later cycles subtract the same
+	// amount while the metrics lag behind.
+	Usage *resources.List
 }
 
 // Evictor is the read-only view of the evictor a strategy consults while it

@@ -9,8 +9,8 @@ import (
 
 // qualityPolicy relieves hotspots by usage on generated clusters: they
 // request about 45% cpu everywhere, so only usage classifies (a Both
-// policy would need thresholds above 45% in the request view too). %t is
-// the soft taint and %s extra args (e.g. noHysteresis).
+// policy would need thresholds above 45% in the request view too). The
+// first %s is the softTaint block, the second extra args (noHysteresis).
 const qualityPolicy = `
 apiVersion: descheduler/v1alpha2
 kind: DeschedulerPolicy
@@ -27,7 +27,7 @@ profiles:
           targetThresholds: {cpu: 70, memory: 80, pods: 80}
           metricsUtilization: {source: KubernetesMetrics}
           classification: Usage
-          softTaint: {enabled: %t}
+          softTaint: %s
 %s
     plugins:
       balance:
@@ -36,23 +36,29 @@ profiles:
 
 // BenchmarkDecisionQuality simulates 48 cycles of 5m on generated hotspot
 // scenarios (500 nodes × 20 pods; 10% and 25% of the nodes hot; noise 0%
-// and 10%) under three policies, and reports what the decisions achieved
+// and 10%) under four policies, and reports what the decisions achieved
 // rather than how fast they were: evictions, cycles until no node was over
 // target (-1: never), repeated evictions of a workload within its
 // cooldown and within an hour, and the cpu usage spread at the end.
 func BenchmarkDecisionQuality(b *testing.B) {
+	const (
+		hot    = "{enabled: true}"
+		steer  = "{enabled: true, scope: NotUnderutilized}"
+		noneST = "{enabled: false}"
+	)
 	policies := []struct{ name, yaml string }{
-		{"softTaint", fmt.Sprintf(qualityPolicy, true, "")},
-		{"noSoftTaint", fmt.Sprintf(qualityPolicy, false, "")},
-		{"noHysteresis", fmt.Sprintf(qualityPolicy, true, noHysteresis)},
+		{"taint=NotUnderutilized", fmt.Sprintf(qualityPolicy, steer, "")},
+		{"taint=Hot", fmt.Sprintf(qualityPolicy, hot, "")},
+		{"noTaint", fmt.Sprintf(qualityPolicy, noneST, "")},
+		{"taint=NotUnderutilized/noHysteresis", fmt.Sprintf(qualityPolicy, steer, noHysteresis)},
 	}
-	for _, hot := range []float64{0.10, 0.25} {
+	for _, fraction := range []float64{0.10, 0.25} {
 		for _, noise := range []float64{0, 0.10} {
 			p := scenario.Params{Nodes: 500, PodsPerNode: 20, Seed: 1}
 			p.Default()
-			p.HotFraction = hot
+			p.HotFraction = fraction
 			for _, pol := range policies {
-				name := fmt.Sprintf("hot=%.0f%%/noise=%.0f%%/%s", hot*100, noise*100, pol.name)
+				name := fmt.Sprintf("hot=%.0f%%/noise=%.0f%%/%s", fraction*100, noise*100, pol.name)
 				b.Run(name, func(b *testing.B) { benchQuality(b, p, pol.yaml, noise) })
 			}
 		}

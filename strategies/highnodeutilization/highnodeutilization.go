@@ -89,6 +89,7 @@ func (h *HighNodeUtilization) Plan(ctx context.Context, snap *snapshot.Snapshot,
 		Ledger:       h.ledger(logger, views, cls),
 		Namespaces:   h.args.EvictableNamespaces,
 		NodeLimit:    h.nodeLimit(),
+		Usage:        views.Usage,
 	}, ev), nil
 }
 

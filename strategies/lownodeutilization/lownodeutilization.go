@@ -91,6 +91,7 @@ func (l *LowNodeUtilization) Plan(ctx context.Context, snap *snapshot.Snapshot, 
 		Namespaces:   l.args.EvictableNamespaces,
 		NodeLimit:    l.nodeLimit(),
 		Skip:         skipper(hot),
+		Usage:        views.Usage,
 	}, ev), nil
 }
 

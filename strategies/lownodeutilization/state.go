@@ -33,16 +33,29 @@ func (l *LowNodeUtilization) SoftTaint() (enabled bool, key, value string) {
 
 // WantTainted implements framework.SoftTainter: the nodes hot by usage
 // (the Source of NodeStates), so a node keeps the taint until its usage is
-// at or below target - releaseMargin. Nil when the taint is disabled.
+// at or below target - releaseMargin; with scope NotUnderutilized and some
+// node hot, also every other considered node that is not underutilized.
+// Nil when the taint is disabled.
 func (l *LowNodeUtilization) WantTainted(_ context.Context, snap *snapshot.Snapshot) map[string]bool {
 	if enabled, _, _ := l.SoftTaint(); !enabled {
 		return nil
 	}
-	hot := l.hot(snap)
-	if hot == nil {
+	views := l.views(snap)
+	if views.Mode == nu.ClassifyRequests || views.Unavailable() != "" {
 		return nil
 	}
-	return hot.Sources()
+	cls, _, hot := l.classify(snap, views)
+	want := hot.Sources()
+	if len(want) == 0 || l.args.SoftTaint.Scope != nu.SoftTaintNotUnderutilized {
+		return want
+	}
+	for _, u := range append(cls.Over, cls.Appropriate...) {
+		want[u.Name()] = true
+	}
+	for _, u := range views.Unknown {
+		want[u.Name] = true
+	}
+	return want
 }
 
 // hot evaluates the usage hysteresis of snap (nil without usage).

@@ -8,7 +8,9 @@ import (
 
 	"github.com/usage-descheduler/descheduler/pkg/api"
 	"github.com/usage-descheduler/descheduler/pkg/framework"
+	"github.com/usage-descheduler/descheduler/pkg/resources"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
+	"github.com/usage-descheduler/descheduler/pkg/usage"
 )
 
 // Eviction is the input of the shared eviction loop.
@@ -30,6 +32,10 @@ type Eviction struct {
 	// Skip, when set, returns why a pod must not be evicted (e.g. its
 	// workload's cooldown), or "".
 	Skip func(pod *v1.Pod) string
+	// Usage is the cycle's aggregated usage (nil when planning by
+	// requests): each candidate carries the pod's known usage, which the
+	// eviction history keeps (framework.Candidate.Usage).
+	Usage *usage.View
 }
 
 // Evict plans the evictions: for each source in order, its pods that are
@@ -128,12 +134,25 @@ func (m *mover) take(src *NodeUtil, pi *snapshot.PodInfo) bool {
 	}
 	reason := m.e.Ledger.Reason(src, pi)
 	m.budget.Take(pod, src.Name())
-	m.out = append(m.out, framework.Candidate{Pod: pod, Node: src.Name(), Reason: reason})
+	m.out = append(m.out, framework.Candidate{Pod: pod, Node: src.Name(), Reason: reason, Usage: m.usage(pi)})
 	m.e.Ledger.Move(src, pi)
 	if v := m.logger.V(4); v.Enabled() {
 		v.Info("Pod selected for eviction", "pod", klog.KObj(pod), "node", src.Name(), "reason", reason)
 	}
 	return true
+}
+
+// usage returns the pod's known aggregated usage, nil when planning by
+// requests or when the pod has no fresh usage.
+func (m *mover) usage(pi *snapshot.PodInfo) *resources.List {
+	if m.e.Usage == nil {
+		return nil
+	}
+	cpu, mem, known := PodUsage(m.e.Usage, pi)
+	if !known {
+		return nil
+	}
+	return &resources.List{MilliCPU: cpu, Memory: mem}
 }
 
 func (m *mover) skipped(pod *v1.Pod, reason string) {

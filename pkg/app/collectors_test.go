@@ -393,14 +393,31 @@ func TestWatchToken(t *testing.T) {
 	expect("s3cret")
 	rotated := &v1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "monitoring", Name: "prom"},
 		Data: map[string][]byte{prometheusTokenKey: []byte("rotated")}}
-	if _, err := kube.CoreV1().Secrets("monitoring").Update(ctx, rotated, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
+	// The fake clientset does not replay an update made between the
+	// informer's list and its watch, so update until the watch sees one
+	// (the real API server resumes from the list's resourceVersion).
+	deadline := time.After(10 * time.Second)
+	for rotatedSeen := false; !rotatedSeen; {
+		if _, err := kube.CoreV1().Secrets("monitoring").Update(ctx, rotated, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case got := <-tokens:
+			if got != "rotated" {
+				t.Fatalf("token %q, want %q", got, "rotated")
+			}
+			rotatedSeen = true
+		case <-time.After(100 * time.Millisecond):
+		case <-deadline:
+			t.Fatal(`token "rotated" never set`)
+		}
 	}
-	expect("rotated")
 	cancel()
 	<-done
-	if len(tokens) != 0 {
-		t.Errorf("unexpected token %q (another Secret?)", <-tokens)
+	for len(tokens) > 0 {
+		if got := <-tokens; got != "rotated" {
+			t.Errorf("unexpected token %q (another Secret?)", got)
+		}
 	}
 }
 

@@ -192,5 +192,5 @@ func defaultHysteresis() *nu.Hysteresis {
 }
 
 func defaultTaint() *nu.SoftTaint {
-	return &nu.SoftTaint{Key: nu.DefaultSoftTaintKey}
+	return &nu.SoftTaint{Key: nu.DefaultSoftTaintKey, Scope: nu.SoftTaintHot}
 }

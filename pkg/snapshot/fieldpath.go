@@ -18,7 +18,7 @@ import (
 // the value fails the same way (then the value's type is the problem). It
 // returns "" when no single value reproduces the error. It is only called on
 // the error path.
-func (l *loader) locate(raw []byte, gvk schema.GroupVersionKind, cause error) string {
+func locate(raw []byte, gvk schema.GroupVersionKind, cause error) string {
 	var root map[string]any
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -31,7 +31,7 @@ func (l *loader) locate(raw []byte, gvk schema.GroupVersionKind, cause error) st
 		if err != nil {
 			return false
 		}
-		_, _, err = l.codec.Decode(data, &gvk, newObject(gvk))
+		err = decodeInto(data, newObject(gvk))
 		return err != nil && err.Error() == want
 	}
 	top := func(x any) map[string]any {

@@ -1,8 +1,6 @@
 package snapshot
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,47 +9,59 @@ import (
 	"path/filepath"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
-	"k8s.io/apimachinery/pkg/types"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
-	"sigs.k8s.io/yaml"
+	kjson "sigs.k8s.io/json"
 )
 
 // stdinName names standard input in error messages.
 const stdinName = "stdin"
 
 // LoadFiles reads snapshot objects from files, as written by
-// `kubectl get nodes,pods,pdb,priorityclasses,namespaces -A -o yaml` or by
-// WriteList.
+// `kubectl get nodes,pods,pdb,priorityclasses,namespaces -A -o yaml` (or
+// `-o json`), by WriteList or by WriteJSON.
 //
 // Each path is a YAML or JSON file, a directory (its *.yaml, *.yml and *.json
 // files in name order, not recursive) or "-" for stdin. A file holds one
-// object, a multi-document YAML stream or a List (kind "List" or any "*List"
-// kind; items of a typed list such as PodList may omit apiVersion and kind).
+// object, a stream of documents or a List (kind "List" or any "*List" kind;
+// items of a typed list such as PodList may omit apiVersion and kind). A
+// stream may mix JSON and YAML documents; JSON documents may be
+// concatenated or separated by "---" lines. A JSON document is streamed:
+// the items of a List are decoded one at a time, so loading holds the
+// decoded objects plus one item, not the file (see the package
+// documentation for the exact rules). A YAML document is converted to JSON
+// whole, so large snapshots are best written as JSON.
+//
 // Supported kinds: v1 Node, Pod and Namespace, policy/v1 PodDisruptionBudget,
-// scheduling.k8s.io/v1 PriorityClass, and metrics.k8s.io/v1beta1 NodeMetrics
-// and PodMetrics. A NodeMetrics item becomes one Sample of
+// scheduling.k8s.io/v1 PriorityClass, metrics.k8s.io/v1beta1 NodeMetrics and
+// PodMetrics, and descheduler.usage.io/v1alpha1 NodeUsageSeries and
+// PodUsageSeries. A NodeMetrics item becomes one Sample of
 // Objects.NodeMetrics[name] (usage cpu and memory at its timestamp); a
 // PodMetrics item becomes one Sample of Objects.PodMetrics with the sum of its
-// containers' usage. An exact duplicate timestamp for the same node or pod
-// keeps the first sample. Pods, PDBs and PodMetrics without a namespace are
-// put in "default", as kubectl does.
+// containers' usage. A NodeUsageSeries or PodUsageSeries holds a regular run
+// of samples (value i at start + i×interval, null for none) of cpu and
+// memory, and for nodes of MetricResource percentages
+// (Objects.NodeMetricResource). Several objects may name the same node or
+// pod: their samples are appended in file order, and a time the node or pod
+// already has a value for (per quantity) keeps the first. Pods, PDBs,
+// PodMetrics and PodUsageSeries without a namespace are put in "default",
+// as kubectl does.
 //
 // Objects keep file order, then document order. Unknown kinds are skipped
-// with one warning per kind; unknown fields are ignored (newer servers add
-// fields), but a field of the wrong type, a duplicate field, a malformed
-// quantity or a missing name is an error naming the file, the document and
-// the object.
+// with one warning per kind; unknown fields of the Kubernetes kinds are
+// ignored (newer servers add fields) while those of the usage-series kinds
+// are errors; a field of the wrong type, a duplicate field, a malformed
+// quantity, negative usage or a missing name is an error naming the file,
+// the document (and list item) and the object.
+//
+// The returned objects are read-only: pods share equal parts (labels,
+// containers, owner references, ...) and nodes equal capacity and
+// allocatable (see the package documentation), so DeepCopy an object before
+// changing it. managedFields are dropped.
 func LoadFiles(paths []string, stdin io.Reader) (Objects, []string, error) {
-	l, err := newLoader()
-	if err != nil {
-		return Objects{}, nil, err
-	}
+	l := &loader{st: newState(), share: newSharer()}
 	stdinUsed := false
 	for _, p := range paths {
 		if p == "-" {
@@ -71,49 +81,30 @@ func LoadFiles(paths []string, stdin io.Reader) (Objects, []string, error) {
 			return Objects{}, nil, err
 		}
 	}
-	return l.objs, l.warnings(), nil
+	return l.st.objs, l.warnings(), nil
 }
 
 // loader accumulates objects and warnings over several files.
 type loader struct {
-	codec   runtime.Decoder
-	objs    Objects
-	seen    map[sampleKey]struct{}
-	skipped map[string]int
-	// kinds lists skipped kinds in order of first appearance.
-	kinds []string
+	// st receives loaded objects (see loadState for why it can change).
+	st *loadState
+	// share makes pods and nodes share equal maps.
+	share *sharer
 	// notes are warnings other than skipped kinds (e.g. empty directories).
 	notes []string
-}
-
-func newLoader() (*loader, error) {
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		return nil, fmt.Errorf("registering client-go types: %w", err)
-	}
-	if err := metricsv1beta1.AddToScheme(scheme); err != nil {
-		return nil, fmt.Errorf("registering metrics types: %w", err)
-	}
-	return &loader{
-		codec: kjson.NewSerializerWithOptions(kjson.DefaultMetaFactory, scheme, scheme,
-			kjson.SerializerOptions{Strict: true}),
-		objs: Objects{
-			NodeMetrics: map[string]Series{},
-			PodMetrics:  map[types.NamespacedName]Series{},
-		},
-		seen:    map[sampleKey]struct{}{},
-		skipped: map[string]int{},
-	}, nil
+	// samples and points are scratch space for one object's usage.
+	samples []Sample
+	points  []Point
 }
 
 func (l *loader) warnings() []string {
 	out := append([]string(nil), l.notes...)
-	for _, k := range l.kinds {
+	for _, k := range l.st.kinds {
 		noun := "objects"
-		if l.skipped[k] == 1 {
+		if l.st.skipped[k] == 1 {
 			noun = "object"
 		}
-		out = append(out, fmt.Sprintf("skipped %d %s of kind %s", l.skipped[k], noun, k))
+		out = append(out, fmt.Sprintf("skipped %d %s of kind %s", l.st.skipped[k], noun, k))
 	}
 	return out
 }
@@ -161,66 +152,17 @@ func (l *loader) loadFile(path string) error {
 	return l.loadStream(path, f)
 }
 
-// loadStream loads every document of one file.
-func (l *loader) loadStream(name string, r io.Reader) error {
-	reader := utilyaml.NewYAMLReader(bufio.NewReaderSize(r, 1<<16))
-	for doc := 1; ; doc++ {
-		data, err := reader.Read()
-		if err == io.EOF {
-			return nil
-		}
-		where := fmt.Sprintf("%s: document %d", name, doc)
-		if err != nil {
-			return fmt.Errorf("%s: %w", where, err)
-		}
-		if err := l.loadDocument(where, data); err != nil {
-			return err
-		}
-	}
+// place names a document ("FILE: document N") or an item of a list in it.
+type place struct {
+	doc  string
+	item int // 1-based; 0 for the document itself
 }
 
-// listHeader is what a document is read as first: its kind and, for lists,
-// its raw items.
-type listHeader struct {
-	APIVersion string            `json:"apiVersion"`
-	Kind       string            `json:"kind"`
-	Items      []json.RawMessage `json:"items"`
-}
-
-func (l *loader) loadDocument(where string, data []byte) error {
-	data = bytes.TrimSpace(data)
-	if !utilyaml.IsJSONBuffer(data) || !json.Valid(data) {
-		var err error
-		if data, err = yaml.YAMLToJSONStrict(data); err != nil {
-			return fmt.Errorf("%s: %w", where, err)
-		}
+func (p place) String() string {
+	if p.item == 0 {
+		return p.doc
 	}
-	if len(data) == 0 || string(data) == "null" {
-		return nil // empty document or only comments
-	}
-	if data[0] != '{' {
-		return fmt.Errorf("%s: not an object", where)
-	}
-	var h listHeader
-	if err := json.Unmarshal(data, &h); err != nil {
-		return fmt.Errorf("%s: %w", where, err)
-	}
-	if !strings.HasSuffix(h.Kind, "List") {
-		return l.loadItem(where, data, nil)
-	}
-	// Items of a typed list (PodList, NodeMetricsList from the raw API) may
-	// omit apiVersion and kind; they default to the list's.
-	var defaults *schema.GroupVersionKind
-	if h.Kind != "List" {
-		gvk := schema.FromAPIVersionAndKind(h.APIVersion, strings.TrimSuffix(h.Kind, "List"))
-		defaults = &gvk
-	}
-	for i, raw := range h.Items {
-		if err := l.loadItem(fmt.Sprintf("%s, item %d", where, i+1), raw, defaults); err != nil {
-			return err
-		}
-	}
-	return nil
+	return fmt.Sprintf("%s, item %d", p.doc, p.item)
 }
 
 // itemHeader reads an object's kind and name leniently, so that an error in
@@ -234,39 +176,85 @@ type itemHeader struct {
 	} `json:"metadata"`
 }
 
-func (l *loader) loadItem(where string, raw []byte, defaults *schema.GroupVersionKind) error {
-	var h itemHeader
-	if err := json.Unmarshal(raw, &h); err != nil {
-		return fmt.Errorf("%s: %w", where, err)
+// typeMeta returns the apiVersion and kind of an object.
+func typeMeta(raw []byte) (apiVersion, kind string, err error) {
+	if apiVersion, kind, ok := quickTypeMeta(raw); ok {
+		return apiVersion, kind, nil
 	}
-	gvk := schema.FromAPIVersionAndKind(h.APIVersion, h.Kind)
+	var h itemHeader
+	err = json.Unmarshal(raw, &h)
+	return h.APIVersion, h.Kind, err
+}
+
+// loadItem decodes one object (a document or a list item; raw is not
+// retained) and adds it. Items of a typed list take defaults as their
+// apiVersion and kind when they have no kind.
+func (l *loader) loadItem(at place, raw []byte, defaults *schema.GroupVersionKind) error {
+	apiVersion, kind, err := typeMeta(raw)
+	if err != nil {
+		return fmt.Errorf("%s: %w", at, err)
+	}
+	gvk := schema.FromAPIVersionAndKind(apiVersion, kind)
 	if defaults != nil && gvk.Kind == "" {
 		gvk = *defaults
 	}
-	if gvk.Kind == "" || gvk.Version == "" {
-		return fmt.Errorf("%s: apiVersion and kind are required", where)
+	switch {
+	case gvk.Kind == "" || gvk.Version == "":
+		return fmt.Errorf("%s: apiVersion and kind are required", at)
+	case strings.HasSuffix(gvk.Kind, "List"):
+		return fmt.Errorf("%s: a %s inside a list is not supported", at, gvk.Kind)
+	case isSeriesKind(gvk):
+		return l.loadSeries(at, raw, gvk.Kind)
 	}
 	obj := newObject(gvk)
-	if strings.HasSuffix(gvk.Kind, "List") {
-		return fmt.Errorf("%s: a %s inside a list is not supported", where, gvk.Kind)
-	}
 	if obj == nil {
-		l.skip(gvk)
+		l.st.skip(gvk.GroupVersion().String()+" "+gvk.Kind, 1)
 		return nil
 	}
-	namespace, _ := h.Metadata.Namespace.(string)
+	if err := l.decode(raw, gvk, obj); err != nil {
+		return fmt.Errorf("%s: %w", named(at, raw, gvk.Kind, isNamespaced(obj)), err)
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return fmt.Errorf("%s: %w", at, err)
+	}
+	namespace := m.GetNamespace()
 	if namespace == "" && isNamespaced(obj) {
 		namespace = metav1.NamespaceDefault
 	}
-	name, _ := h.Metadata.Name.(string)
-	where = fmt.Sprintf("%s (%s)", where, describe(gvk.Kind, namespace, name))
-	if err := l.decode(raw, gvk, obj); err != nil {
-		return fmt.Errorf("%s: %w", where, err)
-	}
+	l.share.object(obj, raw)
 	if err := l.add(obj, namespace); err != nil {
-		return fmt.Errorf("%s: %w", where, err)
+		return fmt.Errorf("%s (%s): %w", at, describe(gvk.Kind, namespace, m.GetName()), err)
 	}
 	return nil
+}
+
+func (l *loader) loadSeries(at place, raw []byte, kind string) error {
+	s, err := decodeSeries(raw)
+	if err == nil {
+		s.Kind = kind // the list's, for an item of a typed list
+		if s.Metadata.Namespace == "" && kind == PodUsageSeriesKind {
+			s.Metadata.Namespace = metav1.NamespaceDefault
+		}
+		if err = l.addSeries(s); err == nil {
+			return nil
+		}
+		return fmt.Errorf("%s (%s): %w", at, describe(kind, s.Metadata.Namespace, s.Metadata.Name), err)
+	}
+	return fmt.Errorf("%s: %w", named(at, raw, kind, kind == PodUsageSeriesKind), err)
+}
+
+// named is at with the kind and name of the object raw, read leniently
+// (raw failed to decode).
+func named(at place, raw []byte, kind string, namespaced bool) string {
+	var h itemHeader
+	_ = json.Unmarshal(raw, &h)
+	namespace, _ := h.Metadata.Namespace.(string)
+	if namespace == "" && namespaced {
+		namespace = metav1.NamespaceDefault
+	}
+	name, _ := h.Metadata.Name.(string)
+	return fmt.Sprintf("%s (%s)", at, describe(kind, namespace, name))
 }
 
 func describe(kind, namespace, name string) string {
@@ -280,32 +268,40 @@ func describe(kind, namespace, name string) string {
 	}
 }
 
-func (l *loader) skip(gvk schema.GroupVersionKind) {
-	k := gvk.GroupVersion().String() + " " + gvk.Kind
-	if l.skipped[k] == 0 {
-		l.kinds = append(l.kinds, k)
-	}
-	l.skipped[k]++
-}
-
-// decode decodes raw into obj. Unknown fields are ignored; duplicate fields,
-// wrong types and unparsable values are errors, prefixed with the field path
-// of the offending value when it can be found.
+// decode decodes raw into obj. Unknown fields are ignored (newer API
+// servers add fields); duplicate fields, wrong types and unparsable values
+// are errors, prefixed with the field path of the offending value when it
+// can be found.
 func (l *loader) decode(raw []byte, gvk schema.GroupVersionKind, obj runtime.Object) error {
-	_, _, err := l.codec.Decode(raw, &gvk, obj)
-	if err == nil {
-		return nil
+	err := decodeInto(raw, obj)
+	if err == nil || isDuplicateField(err) {
+		return err
 	}
-	if strict, ok := runtime.AsStrictDecodingError(err); ok {
-		for _, e := range strict.Errors() {
-			if strings.HasPrefix(e.Error(), "duplicate field") {
-				return e
-			}
-		}
-		return nil // only unknown fields
-	}
-	if path := l.locate(raw, gvk, err); path != "" {
+	if path := locate(raw, gvk, err); path != "" {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return err
+}
+
+// decodeInto decodes raw into obj like the API machinery's strict JSON
+// serializer (case-sensitive), reporting duplicate but not unknown fields.
+func decodeInto(raw []byte, obj runtime.Object) error {
+	strict, err := kjson.UnmarshalStrict(raw, obj, kjson.DisallowDuplicateFields)
+	if err != nil {
+		return err
+	}
+	if len(strict) > 0 {
+		return &duplicateFieldError{strict[0]}
+	}
+	return nil
+}
+
+// duplicateFieldError marks a strict decoding error.
+type duplicateFieldError struct{ error }
+
+func (e *duplicateFieldError) Unwrap() error { return e.error }
+
+func isDuplicateField(err error) bool {
+	var d *duplicateFieldError
+	return errors.As(err, &d)
 }

@@ -2,11 +2,14 @@ package snapshot
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
@@ -167,8 +170,11 @@ func TestLoadFilesMissingFileIsNotExist(t *testing.T) {
 	}
 }
 
-// FuzzLoadFiles checks that no input makes LoadFiles panic, and that whatever
-// loads also survives WriteList and loads back with the same objects.
+// FuzzLoadFiles checks that no input makes LoadFiles panic, and that
+// whatever loads survives WriteList and WriteJSON: both load back with the
+// same objects and usage, and a second write and load changes nothing
+// (the first write may truncate times to seconds, which can merge two
+// samples of one second into one).
 func FuzzLoadFiles(f *testing.F) {
 	for _, p := range []string{"testdata/kubectl-get.yaml", "testdata/dir/a-nodes.yml", "testdata/dir/b-pods.json"} {
 		data, err := os.ReadFile(p)
@@ -181,6 +187,12 @@ func FuzzLoadFiles(f *testing.F) {
 	f.Add([]byte("apiVersion: metrics.k8s.io/v1beta1\nkind: NodeMetrics\nmetadata: {name: n}\ntimestamp: \"2024-05-01T10:00:00Z\"\nusage: {cpu: 1, memory: 1Gi}\n"))
 	f.Add([]byte(`{"kind":"PodMetricsList","apiVersion":"metrics.k8s.io/v1beta1","items":[{"metadata":{"name":"p","namespace":"n"},"timestamp":"2024-05-01T10:00:00Z","containers":[{"name":"c","usage":{"cpu":"1m"}}]}]}`))
 	f.Add([]byte("apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Pod, metadata: {name: x}, spec: {containers: [{name: c, resources: {requests: {cpu: zz}}}]}}\n"))
+	f.Add([]byte(nodeSeries("start: \"2026-01-01T11:50:00Z\"\ninterval: 15s\ncpu: [1200, null, 1e3]\nmemory: [1, 2, 3]\nmetricResource: [0, 50.5, null]\n")))
+	f.Add([]byte(`{"apiVersion":"v1","items":[{"apiVersion":"descheduler.usage.io/v1alpha1","kind":"PodUsageSeries","metadata":{"name":"p"},` +
+		`"start":"2026-01-01T11:50:00.5+02:00","interval":"1.5s","cpu":[1,2],"memory":[3,null]}],"kind":"List"}` +
+		"\n---\n" + `{"kind":"NodeUsageSeriesList","apiVersion":"descheduler.usage.io/v1alpha1","items":[{"metadata":{"name":"n"},` +
+		`"start":"2026-01-01T11:50:00Z","interval":"1m","metricResource":[1,2,3]}]}`))
+	f.Add([]byte(`{"apiVersion": v1, "kind": Node, "metadata": {"name": n1}}` + "{}\n---\n" + podP1))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		path := filepath.Join(t.TempDir(), "in.yaml")
 		if err := os.WriteFile(path, data, 0o644); err != nil {
@@ -190,16 +202,50 @@ func FuzzLoadFiles(f *testing.F) {
 		if err != nil {
 			return
 		}
-		var buf strings.Builder
-		if err := WriteList(&buf, objs); err != nil {
-			t.Fatalf("WriteList of loaded objects: %v", err)
-		}
-		again, _, err := LoadFiles([]string{"-"}, strings.NewReader(buf.String()))
-		if err != nil {
-			t.Fatalf("reloading written objects: %v\n%s", err, buf.String())
-		}
-		if a, b := inventory(objs), inventory(again); strings.Join(a, ",") != strings.Join(b, ",") {
+		viaYAML := rewrite(t, WriteList, objs)
+		viaJSON := rewrite(t, WriteJSON, objs)
+		if a, b := inventory(objs), inventory(viaYAML); strings.Join(a, ",") != strings.Join(b, ",") {
 			t.Fatalf("round trip changed objects: %v -> %v", a, b)
 		}
+		assertSameLoad(t, "YAML and JSON", viaYAML, viaJSON)
+		assertSameLoad(t, "a second round trip", viaYAML, rewrite(t, WriteList, viaYAML))
 	})
+}
+
+// rewrite writes objs with write and loads the result.
+func rewrite(t *testing.T, write func(io.Writer, Objects) error, objs Objects) Objects {
+	t.Helper()
+	var buf strings.Builder
+	if err := write(&buf, objs); err != nil {
+		t.Fatalf("writing loaded objects: %v", err)
+	}
+	again, _, err := LoadFiles([]string{"-"}, strings.NewReader(buf.String()))
+	if err != nil {
+		t.Fatalf("reloading written objects: %v\n%s", err, buf.String())
+	}
+	return again
+}
+
+// assertSameLoad compares two loads of the same objects.
+func assertSameLoad(t *testing.T, what string, a, b Objects) {
+	t.Helper()
+	for _, c := range []struct {
+		name  string
+		a, b  any
+		equal func(a, b any) bool
+	}{
+		{"nodes", a.Nodes, b.Nodes, apiequality.Semantic.DeepEqual},
+		{"pods", a.Pods, b.Pods, apiequality.Semantic.DeepEqual},
+		{"pdbs", a.PDBs, b.PDBs, apiequality.Semantic.DeepEqual},
+		{"priority classes", a.PriorityClasses, b.PriorityClasses, apiequality.Semantic.DeepEqual},
+		{"namespaces", a.Namespaces, b.Namespaces, apiequality.Semantic.DeepEqual},
+		// Series hold time.Time, which Semantic cannot compare; times are UTC.
+		{"node usage", utcSeries(a.NodeMetrics), utcSeries(b.NodeMetrics), reflect.DeepEqual},
+		{"pod usage", utcSeries(a.PodMetrics), utcSeries(b.PodMetrics), reflect.DeepEqual},
+		{"MetricResource", utcPoints(a.NodeMetricResource), utcPoints(b.NodeMetricResource), reflect.DeepEqual},
+	} {
+		if !c.equal(c.a, c.b) {
+			t.Fatalf("%s: %s differ:\n%v\n%v", what, c.name, c.a, c.b)
+		}
+	}
 }

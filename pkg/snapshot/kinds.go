@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"errors"
+	"fmt"
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -53,12 +54,10 @@ func isNamespaced(obj runtime.Object) bool {
 	return false
 }
 
-// sampleKey identifies one sample for duplicate detection.
-type sampleKey struct {
-	node      bool
-	namespace string
-	name      string
-	unixNano  int64
+// isSeriesKind reports whether gvk is NodeUsageSeries or PodUsageSeries.
+func isSeriesKind(gvk schema.GroupVersionKind) bool {
+	return gvk.Group == usageGroup && gvk.Version == usageVersion &&
+		(gvk.Kind == NodeUsageSeriesKind || gvk.Kind == PodUsageSeriesKind)
 }
 
 // add validates a decoded object and appends it to the objects.
@@ -73,25 +72,32 @@ func (l *loader) add(obj runtime.Object, namespace string) error {
 	if isNamespaced(obj) {
 		m.SetNamespace(namespace)
 	}
+	m.SetManagedFields(nil) // nothing reads them; WriteList leaves them out too
+	objs := &l.st.objs
 	switch o := obj.(type) {
 	case *v1.Node:
-		l.objs.Nodes = append(l.objs.Nodes, o)
+		objs.Nodes = append(objs.Nodes, o)
 	case *v1.Pod:
-		l.objs.Pods = append(l.objs.Pods, o)
+		objs.Pods = append(objs.Pods, o)
 	case *v1.Namespace:
-		l.objs.Namespaces = append(l.objs.Namespaces, o)
+		objs.Namespaces = append(objs.Namespaces, o)
 	case *policyv1.PodDisruptionBudget:
-		l.objs.PDBs = append(l.objs.PDBs, o)
+		objs.PDBs = append(objs.PDBs, o)
 	case *schedulingv1.PriorityClass:
-		l.objs.PriorityClasses = append(l.objs.PriorityClasses, o)
+		objs.PriorityClasses = append(objs.PriorityClasses, o)
 	case *metricsv1beta1.NodeMetrics:
-		return l.addSample(sampleKey{node: true, name: o.Name}, o.Timestamp, o.Usage)
+		return l.addSample(o.Timestamp, o.Usage, func(s []Sample) {
+			addRun(objs.NodeMetrics, l.st.nodeDups, o.Name, s, sampleTime)
+		})
 	case *metricsv1beta1.PodMetrics:
 		var sum v1.ResourceList
 		for _, c := range o.Containers {
 			sum = addUsage(sum, c.Usage)
 		}
-		return l.addSample(sampleKey{namespace: o.Namespace, name: o.Name}, o.Timestamp, sum)
+		key := types.NamespacedName{Namespace: o.Namespace, Name: o.Name}
+		return l.addSample(o.Timestamp, sum, func(s []Sample) {
+			addRun(objs.PodMetrics, l.st.podDups, key, s, sampleTime)
+		})
 	}
 	return nil
 }
@@ -111,21 +117,20 @@ func addUsage(a, b v1.ResourceList) v1.ResourceList {
 	return a
 }
 
-func (l *loader) addSample(key sampleKey, ts metav1.Time, usage v1.ResourceList) error {
+// addSample hands the sample of a NodeMetrics or PodMetrics item to add.
+// Negative usage is refused, as in the usage-series kinds.
+func (l *loader) addSample(ts metav1.Time, usage v1.ResourceList, add func([]Sample)) error {
 	if ts.IsZero() {
 		return errors.New("timestamp is required")
 	}
-	key.unixNano = ts.UnixNano()
-	if _, dup := l.seen[key]; dup {
-		return nil
-	}
-	l.seen[key] = struct{}{}
 	s := Sample{Time: ts.Time, MilliCPU: usage.Cpu().MilliValue(), Memory: usage.Memory().Value()}
-	if key.node {
-		l.objs.NodeMetrics[key.name] = append(l.objs.NodeMetrics[key.name], s)
-		return nil
+	switch {
+	case s.MilliCPU < 0:
+		return fmt.Errorf("cpu usage %dm is negative", s.MilliCPU)
+	case s.Memory < 0:
+		return fmt.Errorf("memory usage %d is negative", s.Memory)
 	}
-	nn := types.NamespacedName{Namespace: key.namespace, Name: key.name}
-	l.objs.PodMetrics[nn] = append(l.objs.PodMetrics[nn], s)
+	l.samples = append(l.samples[:0], s)
+	add(l.samples)
 	return nil
 }

@@ -16,12 +16,22 @@ build:
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/descheduler
 
 ## run: simulate the example policy on the bundled 20-node example cluster,
-## then the usage-based hotspot policy on the hotspot example.
+## then the usage-based hotspot policy on the hotspot example, then one hour
+## of that hotspot with the soft taint and without it (charts in
+## bin/hotspot-report.html).
 run: build
 	$(BIN) simulate --policy deploy/examples/policy.yaml --snapshot deploy/examples/cluster.yaml --now $(EXAMPLE_NOW)
 	@echo
 	@echo "Hotspot relief by real usage (requests are balanced; hot-node-1 burns 88% cpu):"
 	$(BIN) simulate --policy deploy/examples/hotspot-metrics-server.yaml --snapshot deploy/examples/hotspot-cluster.yaml --now $(EXAMPLE_NOW)
+	@echo
+	@echo "The same hotspot over 12 cycles of 5m, with the soft taint (the scheduler model places the evicted pods elsewhere):"
+	$(BIN) simulate --policy deploy/examples/hotspot-metrics-server.yaml --snapshot deploy/examples/hotspot-cluster.yaml --now $(EXAMPLE_NOW) \
+		--cycles 12 --report bin/hotspot-report.html
+	@echo
+	@echo "...and without it (the replacements land back on hot-node-1, which never cools):"
+	$(BIN) simulate --policy deploy/examples/hotspot-no-soft-taint.yaml --snapshot deploy/examples/hotspot-cluster.yaml --now $(EXAMPLE_NOW) \
+		--cycles 12
 
 ## example: regenerate deploy/examples/cluster.yaml and hotspot-cluster.yaml (deterministic).
 example:
@@ -45,8 +55,13 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzLoad$$' -fuzztime=$(FUZZ_API) ./pkg/api
 	$(GO) test -run='^$$' -fuzz='^FuzzLoadFiles$$' -fuzztime=$(FUZZ_SNAPSHOT) ./pkg/snapshot
 
-bench:
-	$(GO) test -run='^$$' -bench=. -benchmem ./...
+## bench: every Go benchmark (docs/benchmarks.md), then the peak memory of
+## `simulate` on a generated 5,000-node, 150,000-pod cluster.
+bench: build
+	$(GO) test -run='^$$' -bench=. -benchmem -timeout 60m ./...
+	$(BIN) generate --nodes 5000 --pods-per-node 30 -o bin/bench-5000.json
+	$(GO) run ./hack/peakrss -- $(BIN) simulate --policy deploy/examples/all-strategies-usage.yaml \
+		--snapshot bin/bench-5000.json --now $(EXAMPLE_NOW) -o json > /dev/null
 
 clean:
 	rm -rf bin

@@ -15,50 +15,12 @@ import (
 	"github.com/usage-descheduler/descheduler/strategies"
 )
 
-// benchPolicy enables all ten strategies with typical args; the
-// utilization strategies classify by usage (metrics-server), as on a
-// cluster that runs this descheduler for real utilization: generated
-// clusters request about 45% cpu everywhere, so LowNodeUtilization relieves
-// the hot nodes by usage alone and HighNodeUtilization drains the nodes
-// using the least.
-const benchPolicy = `
-apiVersion: descheduler/v1alpha2
-kind: DeschedulerPolicy
-maxNoOfPodsToEvictPerNode: 5
-metricsProviders: [{source: KubernetesMetrics}]
-profiles:
-  - name: all
-    pluginConfig:
-      - name: DefaultEvictor
-        args: {nodeFit: true}
-      - name: RemovePodsViolatingNodeAffinity
-        args: {nodeAffinityType: [requiredDuringSchedulingIgnoredDuringExecution]}
-      - name: RemovePodsHavingTooManyRestarts
-        args: {podRestartThreshold: 10}
-      - name: PodLifeTime
-        args: {maxPodLifeTimeSeconds: 604800}
-      - name: LowNodeUtilization
-        args:
-          thresholds: {cpu: 40, memory: 50, pods: 50}
-          targetThresholds: {cpu: 70, memory: 80, pods: 80}
-          metricsUtilization: {source: KubernetesMetrics}
-          classification: Usage
-          softTaint: {enabled: true}
-      - name: HighNodeUtilization
-        args:
-          thresholds: {cpu: 20, memory: 20, pods: 20}
-          metricsUtilization: {source: KubernetesMetrics}
-          classification: Usage
-    plugins:
-      deschedule:
-        enabled: [RemovePodsViolatingNodeTaints, RemovePodsViolatingNodeAffinity,
-          RemovePodsViolatingInterPodAntiAffinity, RemovePodsHavingTooManyRestarts, PodLifeTime, RemoveFailedPods]
-      balance:
-        enabled: [RemoveDuplicates, RemovePodsViolatingTopologySpreadConstraint, LowNodeUtilization, HighNodeUtilization]
-`
+// benchPolicy enables all ten strategies, Low/HighNodeUtilization by
+// usage (the example's comment says why).
+const benchPolicy = "../../deploy/examples/all-strategies-usage.yaml"
 
 // BenchmarkCycleAllStrategies runs one cycle (snapshot build included) of
-// benchPolicy on generated clusters (pkg/scenario, 10% of the nodes hot by
+// the policy deploy/examples/all-strategies-usage.yaml on generated clusters (pkg/scenario, 10% of the nodes hot by
 // usage, 30 pods per node, 10 minutes of samples per node and pod), with
 // the dry-run executor.
 func BenchmarkCycleAllStrategies(b *testing.B) {
@@ -68,7 +30,7 @@ func BenchmarkCycleAllStrategies(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			policy, err := api.Load([]byte(benchPolicy), reg)
+			policy, err := api.LoadFile(benchPolicy, reg)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -48,6 +48,12 @@ type Args struct {
 	// nodeutilization.Hysteresis). Defaulted with a metrics source; it
 	// applies to the usage view only.
 	Hysteresis *nu.Hysteresis `json:"hysteresis,omitempty"`
+	// MinPodRelief (percentage points of a node's allocatable): relieving
+	// a node hot by usage, a pod is evicted only when it uses at least
+	// this much of the hot resource (cpu or memory). Default 1 (see
+	// nodeutilization.DefaultMinPodRelief); 0 takes any pod that uses
+	// something. It does not apply to request-based relief.
+	MinPodRelief *float64 `json:"minPodRelief,omitempty"`
 	// SoftTaint puts a PreferNoSchedule taint on nodes hot by usage
 	// (default disabled, key descheduler.usage.io/overutilized).
 	SoftTaint *nu.SoftTaint `json:"softTaint,omitempty"`
@@ -82,6 +88,10 @@ func (a *Args) Default() {
 	if a.Hysteresis != nil {
 		a.Hysteresis.Default()
 	}
+	if a.MinPodRelief == nil {
+		v := nu.DefaultMinPodRelief
+		a.MinPodRelief = &v
+	}
 	if a.SoftTaint == nil {
 		a.SoftTaint = &nu.SoftTaint{}
 	}
@@ -110,6 +120,9 @@ func (a *Args) Validate(path *field.Path) field.ErrorList {
 	errs = append(errs, nu.ValidateClassification(a.Classification, source, path.Child("classification"))...)
 	if a.Hysteresis != nil {
 		errs = append(errs, a.Hysteresis.Validate(path.Child("hysteresis"))...)
+	}
+	if m := a.MinPodRelief; m != nil && (*m < nu.MinPercent || *m > nu.MaxPercent) {
+		errs = append(errs, field.Invalid(path.Child("minPodRelief"), *m, "must be between 0 and 100"))
 	}
 	if a.SoftTaint != nil {
 		errs = append(errs, a.SoftTaint.Validate(a.usesUsage(), path.Child("softTaint"))...)

@@ -45,7 +45,7 @@ evictableNamespaces: {exclude: [kube-system]}
 				NumberOfNodes:    3, EvictionLimits: &nu.EvictionLimits{Node: &two},
 				EvictableNamespaces: &api.Namespaces{Exclude: []string{"kube-system"}},
 				MetricsUtilization:  defaultMetrics(api.SourceRequests),
-				Classification:      nu.ClassifyRequests, SoftTaint: defaultTaint(),
+				Classification:      nu.ClassifyRequests, MinPodRelief: defaultMinRelief(), SoftTaint: defaultTaint(),
 			}
 		}(),
 	}, {
@@ -80,7 +80,7 @@ evictableNamespaces: {include: [default]}
 		yaml: `{useDeviationThresholds: true, thresholds: {cpu: 30}, targetThresholds: {cpu: 10}}`,
 		wantArgs: &Args{UseDeviationThresholds: true,
 			Thresholds: nu.Thresholds{v1.ResourceCPU: 30}, TargetThresholds: nu.Thresholds{v1.ResourceCPU: 10},
-			MetricsUtilization: defaultMetrics(api.SourceRequests), Classification: nu.ClassifyRequests, SoftTaint: defaultTaint()},
+			MetricsUtilization: defaultMetrics(api.SourceRequests), Classification: nu.ClassifyRequests, MinPodRelief: defaultMinRelief(), SoftTaint: defaultTaint()},
 	}, {
 		name: "metrics-server source, every other metricsUtilization field defaulted",
 		yaml: `{thresholds: {cpu: 20}, targetThresholds: {cpu: 50}, metricsUtilization: {source: KubernetesMetrics}}`,
@@ -88,7 +88,7 @@ evictableNamespaces: {include: [default]}
 			Thresholds:         nu.Thresholds{v1.ResourceCPU: 20, v1.ResourceMemory: 100, v1.ResourcePods: 100},
 			TargetThresholds:   nu.Thresholds{v1.ResourceCPU: 50, v1.ResourceMemory: 100, v1.ResourcePods: 100},
 			MetricsUtilization: defaultMetrics(api.SourceKubernetesMetrics),
-			Classification:     nu.ClassifyBoth, Hysteresis: defaultHysteresis(), SoftTaint: defaultTaint(),
+			Classification:     nu.ClassifyBoth, Hysteresis: defaultHysteresis(), MinPodRelief: defaultMinRelief(), SoftTaint: defaultTaint(),
 		},
 	}, {
 		name: "upstream's deprecated metricsServer: true means KubernetesMetrics",
@@ -101,7 +101,7 @@ evictableNamespaces: {include: [default]}
 				m.MetricsServer = true
 				return m
 			}(),
-			Classification: nu.ClassifyBoth, Hysteresis: defaultHysteresis(), SoftTaint: defaultTaint(),
+			Classification: nu.ClassifyBoth, Hysteresis: defaultHysteresis(), MinPodRelief: defaultMinRelief(), SoftTaint: defaultTaint(),
 		},
 	}, {
 		// 1m window ÷ 15s poll + 1 = 5 samples at most < minSamples 10.
@@ -120,7 +120,7 @@ evictableNamespaces: {include: [default]}
 			Thresholds:         nu.Thresholds{v1.ResourceCPU: 20, v1.ResourceMemory: 100, v1.ResourcePods: 100},
 			TargetThresholds:   nu.Thresholds{v1.ResourceCPU: 50, v1.ResourceMemory: 100, v1.ResourcePods: 100},
 			MetricsUtilization: defaultMetrics(api.SourcePrometheus),
-			Classification:     nu.ClassifyUsage, Hysteresis: defaultHysteresis(), SoftTaint: defaultTaint(),
+			Classification:     nu.ClassifyUsage, Hysteresis: defaultHysteresis(), MinPodRelief: defaultMinRelief(), SoftTaint: defaultTaint(),
 		},
 	}, {
 		name: "classification other than Requests needs a metrics source",
@@ -193,4 +193,9 @@ func defaultHysteresis() *nu.Hysteresis {
 
 func defaultTaint() *nu.SoftTaint {
 	return &nu.SoftTaint{Key: nu.DefaultSoftTaintKey, Scope: nu.SoftTaintHot}
+}
+
+func defaultMinRelief() *float64 {
+	v := nu.DefaultMinPodRelief
+	return &v
 }

@@ -139,7 +139,7 @@ func (l *LowNodeUtilization) ledger(logger klog.Logger, views nu.Views, cls nu.C
 		"memoryBytes", use.Headroom.Memory, "reservedMilliCPU", hot.Reserved.MilliCPU, "reservedMemoryBytes", hot.Reserved.Memory)
 	return nu.NewViewLedger(nu.ViewLedgerConfig{Mode: views.Mode, Req: req, Use: use, Usage: views.Usage,
 		Measures: views.Measures, Destinations: cls.Under, Sources: cls.Over, Removed: views.Removed, Quote: b.Use.High,
-		Hot: hot, UsageSource: hot.UsageSource})
+		Hot: hot, UsageSource: hot.UsageSource, MinRelief: *l.args.MinPodRelief})
 }
 
 func (l *LowNodeUtilization) nodeLimit() *int {

@@ -124,7 +124,7 @@ metricsUtilization: {source: Prometheus, ` + upstreamQuery + `}}`
 		Thresholds: nu.Thresholds{nu.MetricResource: 30, v1.ResourceCPU: 100, v1.ResourceMemory: 100, v1.ResourcePods: 100},
 		TargetThresholds: nu.Thresholds{nu.MetricResource: 70, v1.ResourceCPU: 100, v1.ResourceMemory: 100,
 			v1.ResourcePods: 100},
-		MetricsUtilization: mu, Classification: nu.ClassifyBoth, Hysteresis: defaultHysteresis(), SoftTaint: defaultTaint(),
+		MetricsUtilization: mu, Classification: nu.ClassifyBoth, Hysteresis: defaultHysteresis(), MinPodRelief: defaultMinRelief(), SoftTaint: defaultTaint(),
 	}
 	if !reflect.DeepEqual(a, want) {
 		t.Errorf("args = %+v, want %+v", a, want)

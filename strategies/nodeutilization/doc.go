@@ -93,7 +93,10 @@
 // Pod order on a source that is over by usage: the seed order (priority
 // ascending, none first, then QoS), then within equals the pod using most
 // of the usage resource furthest above target first (fewer evictions), then
-// namespace and name.
+// namespace and name. A pod relieves a usage resource only when it uses at
+// least MinRelief (LowNodeUtilization's minPodRelief, default 1) percent of
+// the source's allocatable of it: usage% = used × 100 ÷ allocatable >=
+// MinRelief and used > 0 (see DefaultMinPodRelief for why).
 //
 // Compact (HighNodeUtilization, compactWhenAllUnderutilized): when every
 // node is underutilized, nodes are ordered emptiest first (cordoned ones

@@ -115,7 +115,7 @@ func (m *mover) take(src *NodeUtil, pi *snapshot.PodInfo) bool {
 		}
 	}
 	if !m.e.Ledger.Relieves(src, pi) {
-		m.skipped(pod, "requests nothing that is over target on the node")
+		m.skipped(pod, "relieves nothing over target on the node (or, by usage, less than minPodRelief)")
 		return false
 	}
 	if t, bad := m.taints.untolerated(pod); bad {

@@ -55,6 +55,8 @@ type ViewLedger struct {
 	isUse    func(*NodeUtil) bool
 	measured []v1.ResourceName
 	metric   *metricLedger
+	// minRelief is ViewLedgerConfig.MinRelief.
+	minRelief float64
 }
 
 // podUse is what a pod takes off its node in the usage view.
@@ -97,13 +99,17 @@ type ViewLedgerConfig struct {
 	// UsageSource tells whether the usage view made a node a source (so
 	// it must be relieved in that view); nil: over Quote by usage.
 	UsageSource func(u *NodeUtil) bool
+	// MinRelief (percentage points of the source's allocatable): a pod
+	// relieves a usage resource only when it uses at least this much of
+	// it (and more than nothing); see DefaultMinPodRelief.
+	MinRelief float64
 }
 
 // NewViewLedger returns the ledger of c.
 func NewViewLedger(c ViewLedgerConfig) *ViewLedger {
 	l := &ViewLedger{mode: c.Mode, req: c.Req, use: c.Use, uv: c.Usage, dests: c.Destinations,
 		pods: map[*snapshot.PodInfo]podUse{}, quote: c.Quote, hot: c.Hot, isUse: c.UsageSource,
-		measured: MeasuredNames(c.Measures)}
+		measured: MeasuredNames(c.Measures), minRelief: c.MinRelief}
 	if l.quote == nil {
 		l.quote = c.Use.Target
 	}
@@ -176,80 +182,6 @@ func (l *ViewLedger) metricOver(src *NodeUtil, limits Thresholds) bool {
 	}
 	limit, ok := limits[MetricResource]
 	return ok && src.Usage.Percent(MetricResource) > limit && !l.metric.spent(src)
-}
-
-// relief is what evicting a pod from a source relieves.
-type relief struct {
-	// usage is a measured cpu/memory resource over target that the pod
-	// uses ("" when none).
-	usage v1.ResourceName
-	// metric: the source is over by MetricResource, still to relieve.
-	metric bool
-	// requests: mode Both and the pod requests a resource over its
-	// request target.
-	requests bool
-}
-
-// relief returns what evicting pi from src relieves against the usage
-// target (a usage source only) and, in mode Both, the request target.
-func (l *ViewLedger) relief(src *NodeUtil, pi *snapshot.PodInfo) relief {
-	var rel relief
-	if l.mode == ClassifyBoth && l.req.Target != nil {
-		rel.requests = l.req.Relieves(src, pi)
-	}
-	if l.use.Target == nil || !l.isUse(src) {
-		return rel
-	}
-	pu := l.podUse(pi)
-	for _, r := range l.use.Names {
-		if limit, ok := l.use.Target[r]; ok && src.Usage.Percent(r) > limit && pu.amount.Get(r) > 0 {
-			rel.usage = r
-			break
-		}
-	}
-	rel.metric = l.metricOver(src, l.use.Target)
-	return rel
-}
-
-// Relieves implements Ledger.
-func (l *ViewLedger) Relieves(src *NodeUtil, pi *snapshot.PodInfo) bool {
-	if l.use.Target == nil {
-		return l.mode != ClassifyUsage || l.roomFor(pi) != nil
-	}
-	rel := l.relief(src, pi)
-	byUsage := rel.usage != "" || rel.metric
-	if l.mode == ClassifyUsage {
-		return byUsage && l.roomFor(pi) != nil
-	}
-	return byUsage || rel.requests
-}
-
-// roomFor returns the first destination whose free requests
-// (allocatable - requested) fit the pod's requests.
-func (l *ViewLedger) roomFor(pi *snapshot.PodInfo) *NodeUtil {
-	for _, d := range l.dests {
-		if fitsFree(pi.Requests, d) {
-			return d
-		}
-	}
-	return nil
-}
-
-// fitsFree is resources.Fits(req, Capacity - Used) without allocating.
-func fitsFree(req resources.List, d *NodeUtil) bool {
-	over := func(r v1.ResourceName) bool {
-		v := req.Get(r)
-		return v > 0 && v > d.Capacity.Get(r)-d.Used.Get(r)
-	}
-	if over(v1.ResourceCPU) || over(v1.ResourceMemory) || over(v1.ResourcePods) {
-		return false
-	}
-	for k := range req.Scalar {
-		if over(k) {
-			return false
-		}
-	}
-	return true
 }
 
 // Move implements Ledger.

@@ -14,19 +14,25 @@ import (
 	"github.com/usage-descheduler/descheduler/collectors/window"
 )
 
-// BenchmarkIngest5000Nodes converts one decoded poll of 5,000 NodeMetrics
-// and 150,000 PodMetrics (two containers each) to samples and ingests them
-// into a store that already holds a full window (the steady state).
-func BenchmarkIngest5000Nodes(b *testing.B) {
+// BenchmarkIngest converts one decoded poll of N NodeMetrics and 30×N
+// PodMetrics (two containers each) to samples and ingests them into a store
+// that already holds a full window (the steady state).
+func BenchmarkIngest(b *testing.B) {
+	for _, n := range []int{500, 1000, 5000} {
+		b.Run(fmt.Sprintf("nodes=%d/pods=%d", n, 30*n), func(b *testing.B) { benchIngest(b, n, 30*n) })
+	}
+}
+
+func benchIngest(b *testing.B, nodeCount, podCount int) {
 	usage := func(cpu, mem string) v1.ResourceList {
 		return v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu), v1.ResourceMemory: resource.MustParse(mem)}
 	}
-	nodes := make([]metricsv1beta1.NodeMetrics, 5000)
+	nodes := make([]metricsv1beta1.NodeMetrics, nodeCount)
 	for i := range nodes {
 		nodes[i].Name = fmt.Sprintf("node-%05d", i)
 		nodes[i].Usage = usage("1500000000n", "2097152Ki")
 	}
-	pods := make([]metricsv1beta1.PodMetrics, 150000)
+	pods := make([]metricsv1beta1.PodMetrics, podCount)
 	for i := range pods {
 		pods[i].Namespace, pods[i].Name = fmt.Sprintf("ns-%03d", i%300), fmt.Sprintf("pod-%06d", i)
 		pods[i].Containers = []metricsv1beta1.ContainerMetrics{{Name: "app", Usage: usage("250m", "256Mi")},
@@ -48,7 +54,7 @@ func BenchmarkIngest5000Nodes(b *testing.B) {
 		}
 		var problems collectors.Problems
 		batch := window.Batch{Nodes: NodeSamples(nodes, &problems), Pods: PodSamples(pods, &problems)}
-		if st := store.Ingest(now, &batch); st.Added != 155000 || problems.Len() != 0 {
+		if st := store.Ingest(now, &batch); st.Added != nodeCount+podCount || problems.Len() != 0 {
 			b.Fatalf("stats %+v, problems %v", st, problems.Err())
 		}
 	}

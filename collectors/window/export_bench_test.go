@@ -10,15 +10,21 @@ import (
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 )
 
-// BenchmarkExport5000Nodes measures what the live run does at the start of
-// every cycle: export a full 5-minute window (22 samples per series) of
-// 5,000 nodes and 150,000 pods for the snapshot.
-func BenchmarkExport5000Nodes(b *testing.B) {
+// BenchmarkExport measures what the live run does at the start of every
+// cycle: export a full 5-minute window (22 samples per series) of N nodes
+// and 30×N pods for the snapshot.
+func BenchmarkExport(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("nodes=%d/pods=%d", n, 30*n), func(b *testing.B) { benchExport(b, n, 30*n) })
+	}
+}
+
+func benchExport(b *testing.B, nodes, pods int) {
 	s, err := NewStore(5*time.Minute, 15*time.Second)
 	if err != nil {
 		b.Fatal(err)
 	}
-	batch := Batch{Nodes: make([]NodeSample, 5000), Pods: make([]PodSample, 150000)}
+	batch := Batch{Nodes: make([]NodeSample, nodes), Pods: make([]PodSample, pods)}
 	for i := range batch.Nodes {
 		batch.Nodes[i].Name = fmt.Sprintf("node-%05d", i)
 	}
@@ -39,7 +45,7 @@ func BenchmarkExport5000Nodes(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		if ex := s.Export(now); len(ex.Pods) != 150000 {
+		if ex := s.Export(now); len(ex.Pods) != pods {
 			b.Fatalf("exported %d pods", len(ex.Pods))
 		}
 	}

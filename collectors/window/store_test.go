@@ -150,11 +150,20 @@ func TestPointStore(t *testing.T) {
 	}
 }
 
-// BenchmarkIngest5000Nodes measures one poll of 5,000 nodes and 150,000
-// pods into a store that already holds a full window for each of them
-// (the steady state: every insert overwrites the oldest sample).
-func BenchmarkIngest5000Nodes(b *testing.B) {
-	const nodes, pods = 5000, 150000
+// benchSizes are the cluster sizes of the scale benchmarks (30 pods per
+// node, as in docs/benchmarks.md).
+var benchSizes = []int{500, 1000, 5000}
+
+// BenchmarkIngest measures one poll of N nodes and 30×N pods into a store
+// that already holds a full window for each of them (the steady state:
+// every insert overwrites the oldest sample).
+func BenchmarkIngest(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("nodes=%d/pods=%d", n, 30*n), func(b *testing.B) { benchIngest(b, n, 30*n) })
+	}
+}
+
+func benchIngest(b *testing.B, nodes, pods int) {
 	s, err := NewStore(5*time.Minute, 15*time.Second)
 	if err != nil {
 		b.Fatal(err)

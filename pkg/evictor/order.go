@@ -13,36 +13,49 @@ import (
 // priority first, then QoS class BestEffort < Burstable < Guaranteed, then
 // namespace and name so that the order is total and reproducible.
 
-// orderKey is everything the order compares, computed once per pod.
-type orderKey struct {
+// SeedKey is a pod's place in the eviction order without the name
+// tie-break (priority, then QoS), computed once per pod; strategies that
+// order equals by something else (LowNodeUtilization: the usage relieved)
+// compare it first.
+type SeedKey struct {
 	hasPriority bool
 	priority    int32
 	qos         int
-	namespace   string
-	name        string
 }
 
-func keyOf(pod *v1.Pod) orderKey {
-	k := orderKey{qos: qosRank(QOSClass(pod)), namespace: pod.Namespace, name: pod.Name}
+// SeedKeyOf returns pod's SeedKey.
+func SeedKeyOf(pod *v1.Pod) SeedKey {
+	k := SeedKey{qos: qosRank(QOSClass(pod))}
 	if pod.Spec.Priority != nil {
 		k.hasPriority, k.priority = true, *pod.Spec.Priority
 	}
 	return k
 }
 
-func compareKeys(a, b orderKey) int {
+// Compare orders a before b (-1), after (1) or as equal (0).
+func (a SeedKey) Compare(b SeedKey) int {
 	if a.hasPriority != b.hasPriority {
 		if !a.hasPriority {
 			return -1
 		}
 		return 1
 	}
-	return cmp.Or(
-		cmp.Compare(a.priority, b.priority),
-		cmp.Compare(a.qos, b.qos),
-		cmp.Compare(a.namespace, b.namespace),
-		cmp.Compare(a.name, b.name),
-	)
+	return cmp.Or(cmp.Compare(a.priority, b.priority), cmp.Compare(a.qos, b.qos))
+}
+
+// orderKey is everything the order compares, computed once per pod.
+type orderKey struct {
+	seed      SeedKey
+	namespace string
+	name      string
+}
+
+func keyOf(pod *v1.Pod) orderKey {
+	return orderKey{seed: SeedKeyOf(pod), namespace: pod.Namespace, name: pod.Name}
+}
+
+func compareKeys(a, b orderKey) int {
+	return cmp.Or(a.seed.Compare(b.seed), cmp.Compare(a.namespace, b.namespace), cmp.Compare(a.name, b.name))
 }
 
 func qosRank(c v1.PodQOSClass) int {

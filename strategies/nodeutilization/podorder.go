@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"slices"
 
-
 	"github.com/usage-descheduler/descheduler/pkg/evictor"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 )

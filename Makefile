@@ -37,7 +37,7 @@ run: build
 example:
 	$(GO) run ./hack/genexample deploy/examples
 
-## test: vet, every unit test, a short fuzzing run of each parser, the
+## test: gofmt and vet, every unit test, a short fuzzing run of each parser, the
 ## deployment checks (helm lint/template, kustomize, image binary), then the
 ## end-to-end suite against a real control plane (E2E_SKIP=1 skips it for
 ## fast local loops; CI never sets it).
@@ -46,6 +46,8 @@ test: vet unit fuzz
 	$(MAKE) e2e
 
 vet:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt -l reports:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 
 unit:

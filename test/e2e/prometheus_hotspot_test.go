@@ -35,27 +35,37 @@ func heatExporter(tc *tcase, e *harness.Exporter, pods []corev1.Pod, suffix stri
 	}
 }
 
-// Case 6: the hotspot of case 5 read from Prometheus (node-exporter and
-// cAdvisor series of the test exporter): only the hot node loses a pod,
-// exactly one, and it gets the soft taint.
-func TestHotspotPrometheus(t *testing.T) {
+// startHotPrometheus serves the heat of the hotspot (n1 hot, the other
+// nodes cool) through a test exporter scraped by a real Prometheus, and
+// returns the policy's metricsProviders block pointing at it. It skips the
+// test when no Prometheus binary is available.
+func startHotPrometheus(t *testing.T, tc *tcase, pods []corev1.Pod) string {
+	t.Helper()
 	if _, err := harness.PrometheusBinary(); err != nil {
 		t.Skip(err)
 	}
-	tc, _, before := setUpHotspot(t, "hotspot-prom", 4, nil)
 	e, err := harness.StartExporter()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(e.Close)
 	for i := 1; i <= 4; i++ {
-		heatExporter(tc, e, before, fmt.Sprintf("n%d", i), i == 1)
+		heatExporter(tc, e, pods, fmt.Sprintf("n%d", i), i == 1)
 	}
 	prom, err := suite.cluster.StartPrometheus(tc.ctx, e)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { prom.Stop(5 * time.Second) })
+	return fmt.Sprintf("metricsProviders:\n- source: Prometheus\n  prometheus: {url: %q}\n", prom.URL)
+}
+
+// Case 6: the hotspot of case 5 read from Prometheus (node-exporter and
+// cAdvisor series of the test exporter): only the hot node loses a pod,
+// exactly one, and it gets the soft taint.
+func TestHotspotPrometheus(t *testing.T) {
+	tc, _, before := setUpHotspot(t, "hotspot-prom", 4, nil)
+	provider := startHotPrometheus(t, tc, before)
 	metrics := fmt.Sprintf(`metricsUtilization:
         source: Prometheus
         window: 20s
@@ -67,7 +77,6 @@ func TestHotspotPrometheus(t *testing.T) {
       hysteresis: {overFor: 6s, releaseMargin: 10, nodeCooldown: 1m, workloadCooldown: 5m}
       softTaint: {enabled: true}
 `, promQueries)
-	provider := fmt.Sprintf("metricsProviders:\n- source: Prometheus\n  prometheus: {url: %q}\n", prom.URL)
 	d := tc.runUsage("prom", tc.policyWith(provider, hotspotProfile(metrics, "")),
 		"--descheduling-interval", "3s", "--history-configmap", "")
 	gone := d.waitEviction(before)

@@ -4,9 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/usage-descheduler/descheduler/test/e2e/harness"
 )
 
 // upstreamQuery is kubernetes-sigs/descheduler's Prometheus form: one value
@@ -53,24 +50,8 @@ func upstreamProfile() string {
 // none; the soft taint sends the replacement elsewhere; the node cooldown
 // holds while the node stays hot.
 func TestHotspotPrometheusUpstreamQuery(t *testing.T) {
-	if _, err := harness.PrometheusBinary(); err != nil {
-		t.Skip(err)
-	}
 	tc, _, before := setUpHotspot(t, "hotspot-query", 4, nil)
-	e, err := harness.StartExporter()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(e.Close)
-	for i := 1; i <= 4; i++ {
-		heatExporter(tc, e, before, fmt.Sprintf("n%d", i), i == 1)
-	}
-	prom, err := suite.cluster.StartPrometheus(tc.ctx, e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { prom.Stop(5 * time.Second) })
-	provider := fmt.Sprintf("metricsProviders:\n- source: Prometheus\n  prometheus: {url: %q}\n", prom.URL)
+	provider := startHotPrometheus(t, tc, before)
 	d := tc.runUsage("query", tc.policyWith(provider, upstreamProfile()),
 		"--descheduling-interval", "3s", "--history-configmap", "")
 	gone := d.waitEviction(before)

@@ -26,6 +26,20 @@ type Deps struct {
 // Factory builds a strategy from its validated, defaulted args.
 type Factory func(args Args, deps Deps) (Strategy, error)
 
+// ArgsAs returns args as the plugin's own args type *T. A factory calls it
+// first: the registry decodes into NewArgs's type, so an error here means a
+// wiring mistake (another plugin's args, or nil), named with the plugin.
+func ArgsAs[T any, PT interface {
+	*T
+	Args
+}](plugin string, args Args) (PT, error) {
+	a, ok := args.(PT)
+	if !ok || a == nil {
+		return nil, fmt.Errorf("%s: want args of type %T, got %T", plugin, a, args)
+	}
+	return a, nil
+}
+
 // Plugin describes one registered plugin.
 type Plugin struct {
 	// Name is the plugin name used in policies.

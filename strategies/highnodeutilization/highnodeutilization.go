@@ -39,9 +39,9 @@ var (
 
 // New builds the strategy from validated, defaulted *Args.
 func New(args framework.Args, _ framework.Deps) (framework.Strategy, error) {
-	a, ok := args.(*Args)
-	if !ok {
-		return nil, fmt.Errorf("%s: want args of type *%T, got %T", PluginName, Args{}, args)
+	a, err := framework.ArgsAs[Args](PluginName, args)
+	if err != nil {
+		return nil, err
 	}
 	if len(a.Thresholds) == 0 {
 		return nil, fmt.Errorf("%s: thresholds are required", PluginName)

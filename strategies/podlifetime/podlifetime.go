@@ -42,9 +42,9 @@ var _ framework.Strategy = (*PodLifeTime)(nil)
 
 // New builds the strategy from validated, defaulted *Args.
 func New(args framework.Args, _ framework.Deps) (framework.Strategy, error) {
-	a, ok := args.(*Args)
-	if !ok {
-		return nil, fmt.Errorf("%s: want args of type *%T, got %T", PluginName, Args{}, args)
+	a, err := framework.ArgsAs[Args](PluginName, args)
+	if err != nil {
+		return nil, err
 	}
 	if a.MaxPodLifeTimeSeconds == nil {
 		return nil, fmt.Errorf("%s: maxPodLifeTimeSeconds is required", PluginName)

@@ -40,9 +40,9 @@ var _ framework.Strategy = (*FailedPods)(nil)
 
 // New builds the strategy from validated, defaulted *Args.
 func New(args framework.Args, _ framework.Deps) (framework.Strategy, error) {
-	a, ok := args.(*Args)
-	if !ok {
-		return nil, fmt.Errorf("%s: want args of type *%T, got %T", PluginName, Args{}, args)
+	a, err := framework.ArgsAs[Args](PluginName, args)
+	if err != nil {
+		return nil, err
 	}
 	m, err := a.Matcher()
 	if err != nil {

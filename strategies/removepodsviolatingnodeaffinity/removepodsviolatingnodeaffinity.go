@@ -31,9 +31,9 @@ func Plugin() framework.Plugin {
 
 // New builds the strategy from validated, defaulted *Args.
 func New(args framework.Args, _ framework.Deps) (framework.Strategy, error) {
-	a, ok := args.(*Args)
-	if !ok || a == nil {
-		return nil, fmt.Errorf("%s: args are %T, want *Args", PluginName, args)
+	a, err := framework.ArgsAs[Args](PluginName, args)
+	if err != nil {
+		return nil, err
 	}
 	if errs := a.Validate(field.NewPath("args")); len(errs) > 0 {
 		return nil, fmt.Errorf("%s: %w", PluginName, errs.ToAggregate())

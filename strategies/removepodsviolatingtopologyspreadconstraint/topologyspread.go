@@ -39,9 +39,9 @@ var _ framework.Strategy = &Strategy{}
 // New builds the strategy from its validated *Args; unset fields take
 // their defaults.
 func New(args framework.Args, _ framework.Deps) (framework.Strategy, error) {
-	a, ok := args.(*Args)
-	if !ok {
-		return nil, fmt.Errorf("%s: want args of type *Args, got %T", PluginName, args)
+	a, err := framework.ArgsAs[Args](PluginName, args)
+	if err != nil {
+		return nil, err
 	}
 	d := *a
 	d.Default()

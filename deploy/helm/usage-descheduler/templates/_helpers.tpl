@@ -132,6 +132,13 @@ spec:
           valueFrom:
             fieldRef:
               fieldPath: metadata.namespace
+        # The Go heap targets the container's memory limit (in bytes): the
+        # garbage collector works harder near it instead of the pod being
+        # OOM-killed (see README, Sizing).
+        - name: GOMEMLIMIT
+          valueFrom:
+            resourceFieldRef:
+              resource: limits.memory
       ports:
         - name: http-metrics
           containerPort: {{ .Values.port }}

@@ -94,7 +94,7 @@ func (a *Args) Default() {
 // (Requests, Usage or Both; Requests with source Requests) and
 // MetricResource (only with metricsUtilization.prometheus.query, which
 // must then be used: nodeutilization.ValidateMetricResource) and
-// evictionModes (supported, not repeated).
+// evictionModes (supported).
 func (a *Args) Validate(path *field.Path) field.ErrorList {
 	errs := nu.ValidateThresholds(a.Thresholds, path.Child("thresholds"))
 	errs = append(errs, nu.ValidateCommon(a.NumberOfNodes, a.EvictionLimits, a.EvictableNamespaces, path)...)
@@ -111,15 +111,13 @@ func (a *Args) Validate(path *field.Path) field.ErrorList {
 	}, path)...)
 }
 
-// validateEvictionModes reports unsupported and repeated modes.
+// validateEvictionModes reports unsupported modes (a repeated mode is
+// accepted, as upstream).
 func validateEvictionModes(modes []EvictionMode, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for i, m := range modes {
-		switch {
-		case !slices.Contains(EvictionModes(), m):
+		if !slices.Contains(EvictionModes(), m) {
 			errs = append(errs, field.NotSupported(path.Index(i), m, EvictionModes()))
-		case slices.Contains(modes[:i], m):
-			errs = append(errs, field.Duplicate(path.Index(i), m))
 		}
 	}
 	return errs

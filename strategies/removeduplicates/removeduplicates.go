@@ -87,7 +87,7 @@ func (d *RemoveDuplicates) Plan(ctx context.Context, snap *snapshot.Snapshot, ev
 type limit struct {
 	replicas int
 	feasible int
-	allowed int
+	allowed  int
 }
 
 // planGroup splits the group's pods into per-node runs and plans each run

@@ -2,7 +2,9 @@ package api
 
 import (
 	"errors"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -202,5 +204,24 @@ profiles:
 	}
 	if d := diffLines(validationErrors(t, err), want); d != "" {
 		t.Error(d)
+	}
+}
+
+// TestUpstreamSpellingSeeds loads the fuzz seeds written in upstream's
+// spelling with the fake registry, so that FuzzLoad's round trip covers
+// them (a seed that does not load checks nothing).
+func TestUpstreamSpellingSeeds(t *testing.T) {
+	reg := testRegistry(t)
+	for _, name := range []string{"v036-top-level.yaml", "camel-case-preevictionfilter.yaml"} {
+		p, err := LoadFile(filepath.Join("testdata", "policies", name), reg)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got := p.Profiles[0].Plugins.PreEvictionFilter.Enabled; !slices.Contains(got, DefaultEvictorName) {
+			t.Errorf("%s: preevictionfilter.enabled = %v", name, got)
+		}
+		if p.Profiles[0].Plugins.PreEvictionFilterCamel != nil {
+			t.Errorf("%s: the camel-case set was not moved", name)
+		}
 	}
 }

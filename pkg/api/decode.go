@@ -79,9 +79,14 @@ func LoadFile(path string, reg *framework.Registry) (*DeschedulerPolicy, error) 
 // args, is an error naming the field; field names are case-sensitive.
 //
 // Problems found in the content are all reported together in a
-// *ValidationError; input that cannot be parsed at all (bad YAML/JSON
-// syntax, a value of the wrong type) is returned as a plain wrapped error.
-// The returned policy always has apiVersion descheduler/v1alpha2.
+// *ValidationError: unknown fields (with the closest valid name), values
+// of the wrong type (with the full path and the expected type in words;
+// the part holding them is not decoded further), and every rule of
+// Validate. Input that cannot be parsed at all (bad YAML/JSON syntax) is
+// returned as a plain wrapped error. Plugin sets are read under upstream's
+// keys (presort, sort, deschedule, balance, filter, preevictionfilter);
+// preEvictionFilter is moved to preevictionfilter. The returned policy
+// always has apiVersion descheduler/v1alpha2.
 func Load(data []byte, reg *framework.Registry) (*DeschedulerPolicy, error) {
 	if reg == nil {
 		return nil, errors.New("loading policy: nil plugin registry")

@@ -83,7 +83,8 @@ func TestUnknownPluginSuggestion(t *testing.T) {
 }
 
 func TestSuggest(t *testing.T) {
-	names := []string{"evictLocalStoragePods", "evictDaemonSetPods", "nodeFit", "minReplicas", "labelSelector"}
+	names := []string{"evictLocalStoragePods", "evictDaemonSetPods", "nodeFit", "minReplicas", "labelSelector",
+		"preEvictionFilter", "preevictionfilter"}
 	tests := []struct{ in, want string }{
 		{"evictLocalStoragePod", "evictLocalStoragePods"}, // one deletion
 		{"EvictDaemonSetPods", "evictDaemonSetPods"},      // case only
@@ -92,6 +93,7 @@ func TestSuggest(t *testing.T) {
 		{"minReplica", "minReplicas"},                     // distance 1
 		{"labelSelecter", "labelSelector"},                // distance 1
 		{"selector", ""},                                  // distance 5 > max(2, 13/3)
+		{"preevictionfiltre", "preevictionfilter"},        // ties ignoring case: the exact case is closer
 		{"xyz", ""},
 	}
 	for _, tc := range tests {

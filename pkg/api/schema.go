@@ -79,18 +79,23 @@ func unknownFieldDetail(name string, valid []string) string {
 }
 
 // suggest returns the candidate closest to name, or "" when none is close:
-// a case-insensitive match wins; otherwise the smallest edit distance, at
-// most 2, or a third of the longer name for long names.
+// a case-insensitive match wins; otherwise the smallest edit distance
+// ignoring case, at most 2, or a third of the longer name for long names;
+// ties go to the smaller distance with case (so "preevictionfiltre"
+// suggests upstream's "preevictionfilter", not "preEvictionFilter").
 func suggest(name string, candidates []string) string {
-	best, bestDist := "", -1
+	best, bestFold, bestExact := "", -1, 0
 	for _, c := range candidates {
 		if strings.EqualFold(c, name) {
 			return c
 		}
-		d := editDistance(strings.ToLower(name), strings.ToLower(c))
-		limit := max(2, max(len(name), len(c))/3)
-		if d <= limit && (bestDist < 0 || d < bestDist) {
-			best, bestDist = c, d
+		fold := editDistance(strings.ToLower(name), strings.ToLower(c))
+		if fold > max(2, max(len(name), len(c))/3) {
+			continue
+		}
+		exact := editDistance(name, c)
+		if bestFold < 0 || fold < bestFold || (fold == bestFold && exact < bestExact) {
+			best, bestFold, bestExact = c, fold, exact
 		}
 	}
 	return best

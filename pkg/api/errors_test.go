@@ -52,7 +52,20 @@ profiles:
 		name:   "negative where a count is expected",
 		policy: `{profiles: [{name: p, pluginConfig: [{name: PodLifeTime, args: {maxPodLifeTimeSeconds: -5}}]}]}`,
 		want:   []string{`profiles[0].pluginConfig[0].args.maxPodLifeTimeSeconds: must be a whole number that is not negative, got number -5`},
-	}}
+	}, {
+		name: "v1alpha1: strategies are a map, their keys in brackets",
+		policy: `
+apiVersion: descheduler/v1alpha1
+strategies:
+  PodLifeTime:
+    enabled: "yes"
+    params:
+      podLifeTime: {maxPodLifeTimeSeconds: "1d"}`,
+		want: []string{
+			`strategies[PodLifeTime].enabled: must be true or false, got string "yes"`,
+			`strategies[PodLifeTime].params.podLifeTime.maxPodLifeTimeSeconds: must be a whole number that is not negative, got string "1d"`,
+		},
+}}
 	reg := testRegistry(t)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

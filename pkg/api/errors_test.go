@@ -65,7 +65,7 @@ strategies:
 			`strategies[PodLifeTime].enabled: must be true or false, got string "yes"`,
 			`strategies[PodLifeTime].params.podLifeTime.maxPodLifeTimeSeconds: must be a whole number that is not negative, got string "1d"`,
 		},
-}}
+	}}
 	reg := testRegistry(t)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

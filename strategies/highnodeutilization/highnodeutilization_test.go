@@ -274,6 +274,7 @@ func TestEvictionModes(t *testing.T) {
 	only := baseArgs()
 	only.EvictionModes = []EvictionMode{EvictionModeOnlyThresholdingResources}
 	gpuOnly := &Args{Thresholds: nu.Thresholds{gpu: 50}, EvictionModes: only.EvictionModes}
+	gpuAny := &Args{Thresholds: nu.Thresholds{gpu: 50}}
 	pods := func() []*v1.Pod {
 		return concat([]*v1.Pod{
 			pod("ns", "n1-cpu", "n1", "300m").Obj(),
@@ -295,6 +296,14 @@ func TestEvictionModes(t *testing.T) {
 		// Only pods with a cpu request (init containers count) may go.
 		name: "OnlyThresholdingResources: cpu requesters only", args: only, nodes: nodes("n1", "n2", "n3"), pods: pods(),
 		want: []string{"ns/n2-init", "ns/n1-cpu"},
+	}, {
+		// Thresholds name only the GPU: n1 and n2 request none (0%), n3
+		// 3 of 4 (75%) is the destination; without modes every pod of n1
+		// and n2 goes, n2 first (its highest used% is cpu 2.5% against
+		// n1's 7.5%).
+		name: "gpu thresholds without modes", args: gpuAny, nodes: gpuNodes,
+		pods: append(pods(), pod("ns", "n3-gpu", "n3", "100m").ReqResource(gpu, "3").Obj()),
+		want: []string{"ns/n2-none", "ns/n2-init", "ns/n1-cpu", "ns/n1-mem"},
 	}, {
 		// Thresholds name only the GPU: no pod requests it, so nothing
 		// moves although every node but n3 is underutilized.

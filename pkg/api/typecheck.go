@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -136,8 +137,10 @@ func checkScalar(v any, t reflect.Type, path *field.Path) field.ErrorList {
 		if !ok {
 			return mismatch(path, "must be a whole number", v)
 		}
-		if _, err := strconv.ParseInt(string(n), 10, t.Bits()); err != nil {
+		if _, err := strconv.ParseInt(string(n), 10, t.Bits()); errors.Is(err, strconv.ErrRange) {
 			return mismatch(path, fmt.Sprintf("must be a whole number of at most %d bits", t.Bits()), v)
+		} else if err != nil {
+			return mismatch(path, "must be a whole number", v)
 		}
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		n, ok := v.(json.Number)

@@ -44,8 +44,10 @@ type Snapshot struct {
 	nodeMetric      map[string]Points
 	history         *History
 	// removed are, per node, the pods WithoutPods took off it (this
-	// cycle's evictions so far), oldest first.
-	removed map[string][]*PodInfo
+	// cycle's evictions so far), oldest first; removedBy[node][i] is who
+	// removed removed[node][i].
+	removed   map[string][]*PodInfo
+	removedBy map[string][]Remover
 }
 
 // New builds a snapshot. Only Ready nodes that match opts.NodeSelector are
@@ -236,8 +238,14 @@ func (s *Snapshot) History() *History { return s.history }
 
 // WithoutPods returns a snapshot in which the given pods are gone from their
 // nodes (their requests no longer count). Untouched nodes are shared; s is
-// not modified.
+// not modified. It is WithoutPodsBy with nobody named.
 func (s *Snapshot) WithoutPods(pods ...*v1.Pod) *Snapshot {
+	return s.WithoutPodsBy(Remover{}, pods...)
+}
+
+// WithoutPodsBy is WithoutPods recording that by removed the pods (see
+// RemovedBy).
+func (s *Snapshot) WithoutPodsBy(by Remover, pods ...*v1.Pod) *Snapshot {
 	if len(pods) == 0 {
 		return s
 	}
@@ -252,14 +260,19 @@ func (s *Snapshot) WithoutPods(pods ...*v1.Pod) *Snapshot {
 	c.nodes = make([]*NodeInfo, len(s.nodes))
 	c.byName = make(map[string]*NodeInfo, len(s.byName))
 	c.removed = make(map[string][]*PodInfo, len(s.removed)+len(drop))
+	c.removedBy = make(map[string][]Remover, len(s.removed)+len(drop))
 	for node, pis := range s.removed {
 		c.removed[node] = pis
+		c.removedBy[node] = s.removedBy[node]
 	}
 	for i, ni := range s.nodes {
 		if keys, ok := drop[ni.Name()]; ok {
 			var gone []*PodInfo
 			ni, gone = ni.without(keys)
 			c.removed[ni.Name()] = append(slices.Clip(c.removed[ni.Name()]), gone...)
+			for range gone {
+				c.removedBy[ni.Name()] = append(slices.Clip(c.removedBy[ni.Name()]), by)
+			}
 		}
 		c.nodes[i] = ni
 		c.byName[ni.Name()] = ni
@@ -290,6 +303,28 @@ func (n *NodeInfo) without(keys map[types.NamespacedName]struct{}) (*NodeInfo, [
 // behind evictions, so whoever aggregates a node's usage on a working
 // snapshot subtracts these pods' usage (see package usage).
 func (s *Snapshot) Removed(node string) []*PodInfo { return s.removed[node] }
+
+// Remover names who removed a pod with WithoutPodsBy: a strategy of a
+// profile. The zero Remover is nobody in particular (WithoutPods).
+type Remover struct {
+	// Profile is the profile's name.
+	Profile string
+	// Strategy is the plugin name, e.g. "LowNodeUtilization".
+	Strategy string
+}
+
+// RemovedBy counts the pods of Removed(node) that by removed: a strategy's
+// own evictions from the node earlier in this cycle, which its per-node
+// limits count when it plans again on the working snapshot.
+func (s *Snapshot) RemovedBy(node string, by Remover) int {
+	n := 0
+	for _, r := range s.removedBy[node] {
+		if r == by {
+			n++
+		}
+	}
+	return n
+}
 
 // String summarises the snapshot for logs.
 func (s *Snapshot) String() string {

@@ -223,9 +223,31 @@ func (s *Snapshot) Namespace(name string) (*v1.Namespace, bool) {
 // NodeSamples returns the usage samples of a node, oldest first.
 func (s *Snapshot) NodeSamples(node string) Series { return s.nodeUsage[node] }
 
-// PodSamples returns the usage samples of a pod, oldest first.
+// PodSamples returns the usage samples of the series named namespace/name,
+// oldest first: those of every pod that had the name within the window.
+// Judging one pod, use PodSamplesOf.
 func (s *Snapshot) PodSamples(namespace, name string) Series {
 	return s.podUsage[types.NamespacedName{Namespace: namespace, Name: name}]
+}
+
+// PodSamplesOf returns the usage samples of pod, oldest first: those of its
+// namespace/name series taken at or after its creation. Metrics-server,
+// Prometheus and snapshot files name pod series by namespace and name
+// only, so a pod recreated with the same name (a StatefulSet pod) would
+// otherwise inherit its predecessor's samples for up to a window. A pod
+// without a creationTimestamp (a hand-written file) keeps every sample.
+func (s *Snapshot) PodSamplesOf(pod *v1.Pod) Series {
+	return SamplesSince(s.PodSamples(pod.Namespace, pod.Name), pod.CreationTimestamp.Time)
+}
+
+// SamplesSince returns the samples of the time-ordered series taken at or
+// after t (all of them when t is zero), sharing series' backing array.
+func SamplesSince(series Series, t time.Time) Series {
+	if t.IsZero() {
+		return series
+	}
+	i, _ := slices.BinarySearchFunc(series, t, func(smp Sample, t time.Time) int { return smp.Time.Compare(t) })
+	return series[i:]
 }
 
 // NodeMetricResource returns the node's MetricResource percentages

@@ -64,3 +64,44 @@ func TestRecreatedPodDoesNotInheritSamples(t *testing.T) {
 		})
 	}
 }
+
+// The live path: the collectors' store keys pod series by namespace/name
+// (metrics-server PodMetrics and Prometheus' namespace/pod labels carry no
+// UID), so its export holds both pods' samples under db/db-0; the cycle's
+// snapshot holds the current pod, and only its samples count. Polls every
+// 15s: the predecessor at 2000m from 300s to 120s ago (13 samples), the
+// current pod (created 60s ago) at 100m from 45s ago to now (4 samples).
+func TestRecreatedPodLivePath(t *testing.T) {
+	store, err := window.NewStore(5*time.Minute, 15*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := pod("db", "db-0")
+	var b window.Batch
+	for age := 300; age >= 0; age -= 15 {
+		cpu := int64(2000)
+		switch {
+		case age <= 45:
+			cpu = 100
+		case age < 120:
+			continue // neither pod running
+		}
+		b.Pods = append(b.Pods, window.PodSample{Pod: key,
+			Sample: snapshot.Sample{Time: now.Add(-time.Duration(age) * time.Second), MilliCPU: cpu, Memory: gi}})
+	}
+	store.Ingest(now, &b)
+	exp := store.Export(now)
+	if n := len(exp.Pods[key]); n != 17 {
+		t.Fatalf("exported %d samples of db/db-0, want 13 + 4 = 17", n)
+	}
+	p := builders.MakePod("db", "db-0").Node("n1").Created(now.Add(-time.Minute)).Obj()
+	snap, err := snapshot.New(snapshot.Objects{Nodes: []*v1.Node{builders.MakeNode("n1").Obj()}, Pods: []*v1.Pod{p},
+		PodMetrics: exp.Pods}, snapshot.Options{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := PodUsage{MilliCPU: 100, Memory: gi, Known: true, State: window.StateOK, Samples: 4}
+	if got := Compute(snap, cfg).Pod(p); got != want {
+		t.Errorf("db-0 = %+v, want %+v", got, want)
+	}
+}

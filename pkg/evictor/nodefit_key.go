@@ -19,8 +19,8 @@ import (
 //     pods' terms select by it);
 //   - labels, only when withLabels (some pod on a target node has required
 //     anti-affinity, whose terms select by labels);
-//   - nodeSelector, affinity, tolerations and topology spread constraints,
-//     as their protobuf encoding (deterministic: maps are sorted). Topology
+//   - nodeSelector (sorted), then affinity, tolerations and topology
+//     spread constraints as their protobuf encoding. Topology
 //     spread is not checked today; it is in the key so that checking it
 //     later cannot make the cache answer for the wrong template.
 //
@@ -40,16 +40,40 @@ func templateKey(buf []byte, pi *snapshot.PodInfo, withLabels bool) ([]byte, err
 	pod := pi.Pod
 	buf = appendString(buf, pod.Namespace)
 	if withLabels {
-		buf = binary.AppendUvarint(buf, uint64(len(pod.Labels)))
-		for _, k := range sortedKeys(pod.Labels) {
-			buf = appendString(appendString(buf, k), pod.Labels[k])
-		}
+		buf = appendStringMap(buf, pod.Labels)
 	}
-	spec := v1.PodSpec{NodeSelector: pod.Spec.NodeSelector, Affinity: pod.Spec.Affinity,
-		Tolerations: pod.Spec.Tolerations, TopologySpreadConstraints: pod.Spec.TopologySpreadConstraints}
-	n := spec.Size()
+	buf = appendStringMap(buf, pod.Spec.NodeSelector)
+	var err error
+	if a := pod.Spec.Affinity; a != nil {
+		buf = append(buf, 1)
+		buf, err = appendProto(buf, a)
+	} else {
+		buf = append(buf, 0)
+	}
+	buf = binary.AppendUvarint(buf, uint64(len(pod.Spec.Tolerations)))
+	for i := 0; i < len(pod.Spec.Tolerations) && err == nil; i++ {
+		buf, err = appendProto(buf, &pod.Spec.Tolerations[i])
+	}
+	buf = binary.AppendUvarint(buf, uint64(len(pod.Spec.TopologySpreadConstraints)))
+	for i := 0; i < len(pod.Spec.TopologySpreadConstraints) && err == nil; i++ {
+		buf, err = appendProto(buf, &pod.Spec.TopologySpreadConstraints[i])
+	}
+	return buf, err
+}
+
+// protoMessage is an API type's generated protobuf encoding.
+type protoMessage interface {
+	Size() int
+	MarshalToSizedBuffer([]byte) (int, error)
+}
+
+// appendProto appends m's protobuf encoding (deterministic: the generated
+// code sorts map keys), length-prefixed.
+func appendProto(buf []byte, m protoMessage) ([]byte, error) {
+	n := m.Size()
+	buf = binary.AppendUvarint(buf, uint64(n))
 	buf = slices.Grow(buf, n)
-	if _, err := spec.MarshalToSizedBuffer(buf[len(buf) : len(buf)+n]); err != nil {
+	if _, err := m.MarshalToSizedBuffer(buf[len(buf) : len(buf)+n]); err != nil {
 		return buf, err
 	}
 	return buf[:len(buf)+n], nil
@@ -58,6 +82,22 @@ func templateKey(buf []byte, pi *snapshot.PodInfo, withLabels bool) ([]byte, err
 // appendString appends s, length-prefixed.
 func appendString(buf []byte, s string) []byte {
 	return append(binary.AppendUvarint(buf, uint64(len(s))), s...)
+}
+
+// appendStringMap appends the size of m and its entries in key order,
+// length-prefixed; up to 16 keys are sorted without allocating.
+func appendStringMap(buf []byte, m map[string]string) []byte {
+	buf = binary.AppendUvarint(buf, uint64(len(m)))
+	var arr [16]string
+	keys := arr[:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		buf = appendString(appendString(buf, k), m[k])
+	}
+	return buf
 }
 
 // sortedKeys returns the keys of m in order (nil for an empty map).

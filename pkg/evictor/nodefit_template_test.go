@@ -5,6 +5,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/usage-descheduler/descheduler/pkg/resources"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 	"github.com/usage-descheduler/descheduler/test/builders"
 )
@@ -76,5 +77,25 @@ func TestNodeFitCacheKeyedByTemplate(t *testing.T) {
 				t.Error("second: PreEvictionFilter = true, want false (fits nowhere else)")
 			}
 		})
+	}
+}
+
+// BenchmarkTemplateKey: the key of a typical pod (two default tolerations,
+// a nodeSelector, three labels, cpu/memory requests); nodeFit builds one
+// per pod it is asked about.
+func BenchmarkTemplateKey(b *testing.B) {
+	p := builders.MakePod("shop", "web-7d9c-x2x").Node("n1").OwnedBy("ReplicaSet", "web-7d9c").Req("500m", "1Gi").
+		Label("app", "web").Label("tier", "front").Label("pod-template-hash", "7d9c").
+		NodeSelector(map[string]string{"pool": "general"}).
+		Toleration("node.kubernetes.io/not-ready", "", v1.TaintEffectNoExecute).
+		Toleration("node.kubernetes.io/unreachable", "", v1.TaintEffectNoExecute).Obj()
+	pi := &snapshot.PodInfo{Pod: p, Requests: resources.PodRequests(p)}
+	var buf []byte
+	b.ReportAllocs()
+	for range b.N {
+		var err error
+		if buf, err = templateKey(buf[:0], pi, true); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

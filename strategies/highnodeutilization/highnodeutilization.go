@@ -87,13 +87,13 @@ func (h *HighNodeUtilization) Plan(ctx context.Context, snap *snapshot.Snapshot,
 	}
 	nu.SortByViews(cls.Under, views, h.names, false)
 	return nu.Evict(ctx, nu.Eviction{
-		Sources:        cls.Under,
-		Destinations:   cls.Over,
-		Ledger:         h.ledger(logger, views, cls),
-		Namespaces:     h.args.EvictableNamespaces,
-		NodeLimit:      h.nodeLimit(),
-		RemovedEarlier: nu.RemovedBy(snap, h.profile, PluginName),
-		Usage:          views.Usage,
+		Sources:      cls.Under,
+		Destinations: cls.Over,
+		Ledger:       h.ledger(logger, views, cls),
+		Namespaces:   h.args.EvictableNamespaces,
+		NodeLimit:    h.nodeLimit(),
+		EvictedFrom:  nu.RemovedBy(snap, h.profile, PluginName),
+		Usage:        views.Usage,
 	}, ev), nil
 }
 

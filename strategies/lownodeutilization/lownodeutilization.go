@@ -88,14 +88,14 @@ func (l *LowNodeUtilization) Plan(ctx context.Context, snap *snapshot.Snapshot, 
 	}
 	nu.SortByViews(cls.Over, views, l.names, true)
 	return nu.Evict(ctx, nu.Eviction{
-		Sources:        cls.Over,
-		Destinations:   cls.Under,
-		Ledger:         l.ledger(logger, views, cls, bands, hot),
-		Namespaces:     l.args.EvictableNamespaces,
-		NodeLimit:      l.nodeLimit(),
-		RemovedEarlier: nu.RemovedBy(snap, l.profile, PluginName),
-		Skip:           skipper(hot),
-		Usage:          views.Usage,
+		Sources:      cls.Over,
+		Destinations: cls.Under,
+		Ledger:       l.ledger(logger, views, cls, bands, hot),
+		Namespaces:   l.args.EvictableNamespaces,
+		NodeLimit:    l.nodeLimit(),
+		EvictedFrom:  nu.RemovedBy(snap, l.profile, PluginName),
+		Skip:         skipper(hot),
+		Usage:        views.Usage,
 	}, ev), nil
 }
 

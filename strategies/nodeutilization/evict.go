@@ -29,12 +29,12 @@ type Eviction struct {
 	Namespaces *api.Namespaces
 	// NodeLimit is the plugin's evictionLimits.node; nil is unlimited.
 	// It holds per cycle: a source's pods this strategy already evicted
-	// earlier in the cycle (RemovedEarlier) count against it.
+	// earlier in the cycle (EvictedFrom) count against it.
 	NodeLimit *int
-	// RemovedEarlier returns how many pods this strategy evicted from a
+	// EvictedFrom returns how many pods this strategy evicted from a
 	// node earlier in the cycle (snapshot.RemovedBy on the working
 	// snapshot, see RemovedBy); nil counts none.
-	RemovedEarlier func(node string) int
+	EvictedFrom func(node string) int
 	// Skip, when set, returns why a pod must not be evicted (e.g. its
 	// workload's cooldown), or "".
 	Skip func(pod *v1.Pod) string
@@ -44,7 +44,7 @@ type Eviction struct {
 	Usage *usage.View
 }
 
-// RemovedBy returns the RemovedEarlier of strategy in profile on snap: its
+// RemovedBy returns the EvictedFrom of strategy in profile on snap: its
 // evictions from each node earlier in the cycle.
 func RemovedBy(snap *snapshot.Snapshot, profile, strategy string) func(node string) int {
 	by := snapshot.Remover{Profile: profile, Strategy: strategy}
@@ -96,8 +96,8 @@ func (m *mover) planNode(src *NodeUtil) (stop bool) {
 		return false
 	}
 	evicted := 0
-	if m.e.RemovedEarlier != nil {
-		evicted = m.e.RemovedEarlier(src.Name())
+	if m.e.EvictedFrom != nil {
+		evicted = m.e.EvictedFrom(src.Name())
 	}
 	for _, pi := range m.evictable(src) {
 		switch {

@@ -88,11 +88,11 @@ func (h *HighNodeUtilization) Plan(ctx context.Context, snap *snapshot.Snapshot,
 	nu.SortByViews(cls.Under, views, h.names, false)
 	return nu.Evict(ctx, nu.Eviction{
 		Sources:      cls.Under,
+		EvictedFrom:  nu.RemovedBy(snap, h.profile, PluginName),
 		Destinations: cls.Over,
 		Ledger:       h.ledger(logger, views, cls),
 		Namespaces:   h.args.EvictableNamespaces,
 		NodeLimit:    h.nodeLimit(),
-		EvictedFrom:  nu.RemovedBy(snap, h.profile, PluginName),
 		Usage:        views.Usage,
 	}, ev), nil
 }

@@ -240,6 +240,18 @@ func (s *Snapshot) PodSamplesOf(pod *v1.Pod) Series {
 	return SamplesSince(s.PodSamples(pod.Namespace, pod.Name), pod.CreationTimestamp.Time)
 }
 
+// SamplesSinceCreation returns the samples of series, sorted or not, taken
+// at or after pod's creation: series itself when none is older (no copy),
+// else a filtered copy. For series read from files before New sorts them.
+func SamplesSinceCreation(series Series, pod *v1.Pod) Series {
+	created := pod.CreationTimestamp.Time
+	older := func(smp Sample) bool { return smp.Time.Before(created) }
+	if created.IsZero() || !slices.ContainsFunc(series, older) {
+		return series
+	}
+	return slices.DeleteFunc(slices.Clone(series), older)
+}
+
 // SamplesSince returns the samples of the time-ordered series taken at or
 // after t (all of them when t is zero), sharing series' backing array.
 func SamplesSince(series Series, t time.Time) Series {

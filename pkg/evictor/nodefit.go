@@ -45,8 +45,10 @@ type nodeFit struct {
 	// groups are keyed by templateKey.
 	groups map[string]*fitEntry
 	// labelsMatter: some non-terminal pod on a target has required pod
-	// anti-affinity, so a pod's labels decide where it fits.
-	labelsMatter bool
+	// anti-affinity, so a pod's labels decide where it fits. Found on the
+	// first key built (labelsKnown), as pods that ask more than any
+	// target has free need no key.
+	labelsMatter, labelsKnown bool
 	// keyBuf is templateKey's scratch space.
 	keyBuf []byte
 }
@@ -77,9 +79,6 @@ func newNodeFit(selector string, snap *snapshot.Snapshot) (*nodeFit, error) {
 			continue
 		}
 		f.targets = append(f.targets, ni)
-		for _, pi := range ni.Pods {
-			f.labelsMatter = f.labelsMatter || (!snapshot.IsTerminal(pi.Pod) && hasRequiredAntiAffinity(pi.Pod))
-		}
 		if !ni.Unschedulable() {
 			free := predicates.Free(ni)
 			f.maxFree.MilliCPU = max(f.maxFree.MilliCPU, free.MilliCPU)
@@ -118,7 +117,7 @@ func (f *nodeFit) fitsOther(pod *v1.Pod) bool {
 	}
 	pl := &placement{pi: pi, affinity: nodeaffinity.GetRequiredNodeAffinity(pod)}
 	own := pod.Spec.NodeName
-	key, err := templateKey(f.keyBuf[:0], pl.pi, f.labelsMatter)
+	key, err := templateKey(f.keyBuf[:0], pl.pi, f.withLabels())
 	f.keyBuf = key
 	if err != nil {
 		found, _ := f.scan(pl, own, 1)
@@ -137,6 +136,23 @@ func (f *nodeFit) fitsOther(pod *v1.Pod) bool {
 		return len(found) > 0
 	}
 	return f.answer(ent, pl, own)
+}
+
+// withLabels reports whether template keys include labels (labelsMatter),
+// scanning the targets' pods once.
+func (f *nodeFit) withLabels() bool {
+	if !f.labelsKnown {
+		f.labelsKnown = true
+		for _, ni := range f.targets {
+			for _, pi := range ni.Pods {
+				if !snapshot.IsTerminal(pi.Pod) && hasRequiredAntiAffinity(pi.Pod) {
+					f.labelsMatter = true
+					return true
+				}
+			}
+		}
+	}
+	return f.labelsMatter
 }
 
 // answer decides for a pod on node own from a group's entry, checking the

@@ -80,6 +80,37 @@ func TestNodeFitCacheKeyedByTemplate(t *testing.T) {
 	}
 }
 
+// TestNodeFitLabelsInKeyOnlyWithAntiAffinity: the pods of a StatefulSet
+// differ only in their pod-name label. Without required anti-affinity on
+// any target, labels decide nothing and the two pods share one entry; with
+// a pod carrying such a term, labels are part of the key (two entries).
+func TestNodeFitLabelsInKeyOnlyWithAntiAffinity(t *testing.T) {
+	pod := func(name, node string) *v1.Pod {
+		return builders.MakePod("default", name).Node(node).OwnedBy("StatefulSet", "db").
+			Label("statefulset.kubernetes.io/pod-name", name).Req("1", "1Gi").Obj()
+	}
+	db0, db1 := pod("db-0", "n1"), pod("db-1", "n2")
+	guard := builders.MakePod("default", "guard").Node("n3").RequiredAntiAffinity(v1.LabelHostname, map[string]string{"app": "x"}).Obj()
+	nodes := []*v1.Node{builders.MakeNode("n1").Obj(), builders.MakeNode("n2").Obj(), builders.MakeNode("n3").Obj()}
+	for _, tc := range []struct {
+		name  string
+		pods  []*v1.Pod
+		wantN int
+	}{{"no anti-affinity: one entry", []*v1.Pod{db0, db1}, 1}, {"anti-affinity on n3: one entry per label set", []*v1.Pod{db0, db1, guard}, 2}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ev := mustNew(t, DefaultEvictorArgs{NodeFit: true}, mustSnapshot(t, snapshot.Objects{Nodes: nodes, Pods: tc.pods}))
+			for _, p := range []*v1.Pod{db0, db1} {
+				if !ev.PreEvictionFilter(p) {
+					t.Errorf("%s: want true (n3 is free)", p.Name)
+				}
+			}
+			if n := len(ev.nodeFit.groups); n != tc.wantN {
+				t.Errorf("%d cache entries, want %d", n, tc.wantN)
+			}
+		})
+	}
+}
+
 // BenchmarkTemplateKey: the key of a typical pod (two default tolerations,
 // a nodeSelector, three labels, cpu/memory requests); nodeFit builds one
 // per pod it is asked about.

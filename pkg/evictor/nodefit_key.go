@@ -20,9 +20,9 @@ import (
 //   - labels, only when withLabels (some pod on a target node has required
 //     anti-affinity, whose terms select by labels);
 //   - nodeSelector (sorted), then affinity, tolerations and topology
-//     spread constraints as their protobuf encoding. Topology
-//     spread is not checked today; it is in the key so that checking it
-//     later cannot make the cache answer for the wrong template.
+//     spread constraints as their protobuf encoding. Topology spread is
+//     not checked today; it is in the key so that checking it later
+//     cannot make the cache answer for the wrong template.
 //
 // Strings are length-prefixed, so distinct templates never share a key.
 // A DaemonSet pod's template names its node (required node affinity on

@@ -74,6 +74,7 @@ func newSimulation(objs snapshot.Objects, start time.Time, cfg *Config) (*simula
 		Cycle:        &descheduler.Cycle{Profiles: cfg.Profiles, Limits: cfg.Limits, Executor: api, Clock: clk},
 		NodeSelector: cfg.NodeSelector,
 		Clock:        clk,
+		Wall:         cfg.Wall,
 		Memory:       &descheduler.Memory{State: state, Taints: newTaints(c, cfg.Profiles)},
 	}
 	res := &Result{Cycles: []Cycle{}, Evictions: []explain.Eviction{}, Warnings: warnings}

@@ -26,7 +26,9 @@ func (s *Simulation) writeEvictions(w io.Writer, o TableOptions) error {
 			return err
 		}
 	}
-	fmt.Fprintln(w)
+	if len(s.Evictions) > 0 {
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintln(w, evictionSummary(s.Evictions))
 	return nil
 }

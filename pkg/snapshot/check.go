@@ -28,8 +28,10 @@ const checkExamples = 3
 
 // finding collects the objects of one kind of suspicious input.
 type finding struct {
-	what  string // e.g. "pods are bound to nodes not in the snapshot"
-	items []string
+	// one and many describe the problem after its count, e.g. "pod is
+	// bound to a node ..." and "pods are bound to nodes ...".
+	one, many string
+	items     []string
 }
 
 func (f *finding) add(item string) { f.items = append(f.items, item) }
@@ -45,7 +47,11 @@ func (f *finding) warning() string {
 	if n > checkExamples {
 		shown = f.items[:checkExamples]
 	}
-	msg := fmt.Sprintf("%d %s: %s", n, f.what, strings.Join(shown, ", "))
+	what := f.many
+	if n == 1 {
+		what = f.one
+	}
+	msg := fmt.Sprintf("%d %s: %s", n, what, strings.Join(shown, ", "))
 	if n > checkExamples {
 		msg += fmt.Sprintf(" and %d more", n-checkExamples)
 	}
@@ -60,13 +66,19 @@ func (f *finding) warning() string {
 // and samples later than now. It never changes objs.
 func Check(objs Objects, now time.Time) []string {
 	var (
-		unknownNode = finding{what: "pods are bound to nodes not in the snapshot (they are left out)"}
-		noContainer = finding{what: "pods have no containers (a misspelled \"containers\" key?)"}
-		negative    = finding{what: "negative quantities"}
-		duplicate   = finding{what: "objects appear more than once (the first one is used)"}
-		orphanNode  = finding{what: "node usage series name no node of the snapshot"}
-		orphanPod   = finding{what: "pod usage series name no pod of the snapshot"}
-		future      = finding{what: "usage series have samples later than --now " + now.UTC().Format(time.RFC3339) + " (they are ignored)"}
+		unknownNode = finding{one: "pod is bound to a node not in the snapshot (it is left out)",
+			many: "pods are bound to nodes not in the snapshot (they are left out)"}
+		noContainer = finding{one: `pod has no containers (a misspelled "containers" key?)`,
+			many: `pods have no containers (a misspelled "containers" key?)`}
+		negative  = finding{one: "negative quantity", many: "negative quantities"}
+		duplicate = finding{one: "object appears more than once (the first one is used)",
+			many: "objects appear more than once (the first one is used)"}
+		orphanNode = finding{one: "node usage series names no node of the snapshot",
+			many: "node usage series name no node of the snapshot"}
+		orphanPod = finding{one: "pod usage series names no pod of the snapshot",
+			many: "pod usage series name no pod of the snapshot"}
+		late   = "later than --now " + now.UTC().Format(time.RFC3339) + " (they are ignored)"
+		future = finding{one: "usage series has samples " + late, many: "usage series have samples " + late}
 	)
 	nodes := make(map[string]bool, len(objs.Nodes))
 	for _, n := range objs.Nodes {
@@ -99,7 +111,7 @@ func Check(objs Objects, now time.Time) []string {
 		if !nodes[name] {
 			orphanNode.add(name)
 		}
-		if late(objs.NodeMetrics[name], now) {
+		if lateSample(objs.NodeMetrics[name], now) {
 			future.add("node " + name)
 		}
 	}
@@ -120,7 +132,7 @@ func Check(objs Objects, now time.Time) []string {
 		if !pods[k] {
 			orphanPod.add(k.String())
 		}
-		if late(objs.PodMetrics[k], now) {
+		if lateSample(objs.PodMetrics[k], now) {
 			future.add("pod " + k.String())
 		}
 	}
@@ -176,8 +188,8 @@ func checkList(f *finding, where string, l v1.ResourceList) {
 	}
 }
 
-// late reports whether a series has a sample after now.
-func late(s Series, now time.Time) bool {
+// lateSample reports whether a series has a sample after now.
+func lateSample(s Series, now time.Time) bool {
 	for _, smp := range s {
 		if smp.Time.After(now) {
 			return true

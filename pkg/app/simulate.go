@@ -87,7 +87,7 @@ func runSimulate(cmd *cobra.Command, o *SimulateOptions) error {
 	if err != nil {
 		return err
 	}
-	objs, warnings, err := snapshot.LoadFiles(o.Snapshots, cmd.InOrStdin())
+	objs, warnings, err := loadSnapshots(cmd, o.Snapshots, o.Quiet)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/usage-descheduler/descheduler/pkg/api"
 	"github.com/usage-descheduler/descheduler/pkg/descheduler"
+	"github.com/usage-descheduler/descheduler/pkg/progress"
 	"github.com/usage-descheduler/descheduler/pkg/simulator"
 	"github.com/usage-descheduler/descheduler/pkg/simulator/report"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
@@ -69,7 +70,10 @@ func runSimulateCycles(cmd *cobra.Command, o *SimulateOptions, in simulationInpu
 		NodeSelector: in.selector, Cycles: o.Cycles, Interval: o.Interval, Seed: o.Seed, Noise: o.Noise / 100,
 		Usage: simulatedUsage(in.policy), History: in.history, Target: target, RepeatCooldown: cooldown,
 		Wall: clock.RealClock{}}
+	task := newProgress(cmd, o.Quiet).Start("simulating cycles", int64(o.Cycles), progress.Items)
+	cfg.OnCycle = func(int) { task.Add(1) }
 	res, err := simulator.Run(cmd.Context(), in.objs, in.now, cfg)
+	task.Done()
 	if err != nil {
 		return fmt.Errorf("simulating: %w", err)
 	}

@@ -32,6 +32,9 @@ type Config struct {
 	Limits framework.Limits
 	// NodeSelector is the policy's nodeSelector (nil: every node).
 	NodeSelector labels.Selector
+	// OnCycle, when set, is called after cycle k (from 1) has run, e.g. to
+	// show progress.
+	OnCycle func(k int)
 	// Wall is the real clock that measures how long each simulated cycle
 	// takes (logged beside the simulated time); nil logs simulated time only.
 	Wall clock.PassiveClock

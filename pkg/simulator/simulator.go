@@ -50,6 +50,9 @@ func Run(ctx context.Context, objs snapshot.Objects, start time.Time, cfg Config
 		if err := s.cycle(ctx, k, start.Add(time.Duration(k-1)*cfg.Interval)); err != nil {
 			return nil, err
 		}
+		if cfg.OnCycle != nil {
+			cfg.OnCycle(k)
+		}
 	}
 	if err := s.end(ctx, start.Add(time.Duration(cfg.Cycles)*cfg.Interval)); err != nil {
 		return nil, err

@@ -79,8 +79,8 @@ func (r *Reporter) Start(desc string, total int64, unit Unit) Task {
 	case r.opts.Terminal:
 		return newBar(r.opts.Out, desc, total, unit)
 	default:
-		return &lines{opts: r.opts, desc: desc, total: total, unit: unit, start: r.opts.Clock.Now(),
-			last: r.opts.Clock.Now()}
+		now := r.opts.Clock.Now()
+		return &lines{opts: r.opts, desc: desc, total: total, unit: unit, start: now, last: now}
 	}
 }
 

@@ -42,6 +42,8 @@ type TaintAction struct {
 	Node string
 	// Key is the taint's key.
 	Key string
+	// Owner is the instance owning the taint (set by Untaint only).
+	Owner string
 	// Action is TaintAdd or TaintRemove.
 	Action string
 	// Done: the node is now as wanted (patched, or found so on re-read).

@@ -181,3 +181,46 @@ func shardNodes() []runtime.Object {
 func tainterFor(client *fake.Clientset, p process) Tainter {
 	return &SoftTaint{Client: client, Instance: p.instance}
 }
+
+// TestSoftTaintRelistFindsTaintsOfAnotherLeader: while this process was a
+// standby, another process of the same instance tainted a2, which is now
+// not Ready (excluded). Only after Relist (becoming the leader again) does
+// Sync list the nodes and find it.
+func TestSoftTaintRelistFindsTaintsOfAnotherLeader(t *testing.T) {
+	ctx := context.Background()
+	client := fake.NewClientset(builders.MakeNode("a1").Obj())
+	st := &SoftTaint{Client: client, Instance: me}
+	snap := func() *snapshot.Snapshot {
+		objs, err := clientSource{client}.Objects()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := snapshot.New(objs, snapshot.Options{Now: histT0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	if _, err := st.Sync(ctx, snap(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.CoreV1().Nodes().Create(ctx, owned("a2", "").NotReady().Obj(), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, relist := range []bool{false, true} {
+		if relist {
+			st.Relist()
+		}
+		actions, err := st.Sync(ctx, snap(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		if relist {
+			want = []string{"a2 remove " + hotKey + " done=true"}
+		}
+		if got := actionList(actions); !reflect.DeepEqual(got, want) {
+			t.Errorf("relist=%v: actions %v, want %v", relist, got, want)
+		}
+	}
+}

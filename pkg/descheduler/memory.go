@@ -22,8 +22,9 @@ type Memory struct {
 	// Persist enables writing to Store; false in dry run, which never
 	// writes the history (it still loads it).
 	Persist bool
-	// Taints applies the strategies' soft taints; nil when no strategy can
-	// use them. In dry run it only reports.
+	// Taints applies the strategies' soft taints and removes those no
+	// longer wanted (the live descheduler always sets it; nil applies and
+	// removes nothing). In dry run it only reports.
 	Taints Tainter
 }
 

@@ -21,7 +21,7 @@ import (
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 )
 
-// DefaultSoftTaintKey is the soft taint's key when SoftTaint.Key is empty.
+// DefaultSoftTaintKey is the soft taint's key when a strategy names none.
 const DefaultSoftTaintKey = "descheduler.usage.io/overutilized"
 
 // DefaultInstanceName is the instance name when neither --instance-name

@@ -224,3 +224,77 @@ func TestSoftTaintRelistFindsTaintsOfAnotherLeader(t *testing.T) {
 		}
 	}
 }
+
+// TestNodeTaintsSync checks the ownership rules on one node, as pure
+// changes of its taints and owners annotation.
+func TestNodeTaintsSync(t *testing.T) {
+	const other = `"ns/other":{"example.com/b":"x"}`
+	cases := []struct {
+		name       string
+		node       *v1.Node
+		want       map[string]string
+		wantKeys   keyChanges
+		wantTaints []v1.Taint
+		wantOwners string // "": no annotation
+	}{{
+		name: "the policy changes the value: ours is updated",
+		node: owned("n", "old").Obj(), want: map[string]string{hotKey: "new"},
+		wantKeys:   keyChanges{Added: []string{hotKey}},
+		wantTaints: []v1.Taint{{Key: hotKey, Value: "new", Effect: v1.TaintEffectPreferNoSchedule}},
+		wantOwners: ownersOf("new"),
+	}, {
+		// An admin set the value to "mine" after us: no longer ours.
+		name: "a value changed by hand is left alone and the entry dropped",
+		node: builders.MakeNode("n").Taint(hotKey, "mine", v1.TaintEffectPreferNoSchedule).
+			Annotation(SoftTaintOwnersAnnotation, ownersOf("")).Obj(),
+		want:       map[string]string{hotKey: ""},
+		wantKeys:   keyChanges{Foreign: []string{hotKey}},
+		wantTaints: []v1.Taint{{Key: hotKey, Value: "mine", Effect: v1.TaintEffectPreferNoSchedule}},
+	}, {
+		name: "an entry whose taint was removed by hand is dropped, and the taint added again when wanted",
+		node: builders.MakeNode("n").Annotation(SoftTaintOwnersAnnotation, ownersOf("")).Obj(),
+		want: map[string]string{hotKey: ""}, wantKeys: keyChanges{Added: []string{hotKey}},
+		wantTaints: []v1.Taint{{Key: hotKey, Effect: v1.TaintEffectPreferNoSchedule}},
+		wantOwners: ownersOf(""),
+	}, {
+		name: "another instance's taint and entry stay when ours goes",
+		node: builders.MakeNode("n").Taint(hotKey, "", v1.TaintEffectPreferNoSchedule).
+			Taint("example.com/b", "x", v1.TaintEffectPreferNoSchedule).
+			Annotation(SoftTaintOwnersAnnotation, `{`+other+`,"`+me+`":{"`+hotKey+`":""}}`).Obj(),
+		wantKeys:   keyChanges{Removed: []string{hotKey}},
+		wantTaints: []v1.Taint{{Key: "example.com/b", Value: "x", Effect: v1.TaintEffectPreferNoSchedule}},
+		wantOwners: `{` + other + `}`,
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			before := tc.node.DeepCopy()
+			nt, err := newNodeTaints(tc.node)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if keys := nt.sync(me, tc.want); !reflect.DeepEqual(keys, tc.wantKeys) {
+				t.Errorf("changes %+v, want %+v", keys, tc.wantKeys)
+			}
+			if !reflect.DeepEqual(nt.taints, tc.wantTaints) {
+				t.Errorf("taints %v, want %v", nt.taints, tc.wantTaints)
+			}
+			owners, err := nt.owners.encode()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := deref(owners); got != tc.wantOwners {
+				t.Errorf("owners %q, want %q", got, tc.wantOwners)
+			}
+			if !reflect.DeepEqual(tc.node, before) {
+				t.Error("the node object was modified")
+			}
+		})
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

@@ -83,6 +83,8 @@ deploy-helm: helm
 		echo "helm template accepted kind=DaemonSet"; exit 1; fi
 	@if "$(HELM)" template x $(DEPLOY_CHART) --set leaderElection.enabled=false >/dev/null 2>&1; then \
 		echo "helm template accepted 2 replicas without leader election"; exit 1; fi
+	@if "$(HELM)" template x $(DEPLOY_CHART) --set softTaint.untaintHook=post-install >/dev/null 2>&1; then \
+		echo "helm template accepted softTaint.untaintHook=post-install"; exit 1; fi
 
 ## deploy-kustomize: build each overlay, the soft-taint component and the
 ## untaint Job.

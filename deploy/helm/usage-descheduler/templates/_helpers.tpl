@@ -46,6 +46,12 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- default .Release.Namespace .Values.leaderElection.resourceNamespace }}
 {{- end }}
 
+{{/* The instance name owning the soft taints (--instance-name): the
+value, else <lease namespace>/<lease name>, the binary's own default. */}}
+{{- define "usage-descheduler.instanceName" -}}
+{{- .Values.instanceName | default (printf "%s/%s" (include "usage-descheduler.leaseNamespace" .) .Values.leaderElection.resourceName) }}
+{{- end }}
+
 {{/* Fails rendering on values that cannot work. */}}
 {{- define "usage-descheduler.validate" -}}
 {{- if not (has .Values.kind (list "Deployment" "CronJob" "Job")) }}
@@ -57,6 +63,9 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- if and (eq .Values.kind "Deployment") (not .Values.deschedulingInterval) }}
 {{- fail "kind Deployment needs deschedulingInterval (e.g. 5m)" }}
 {{- end }}
+{{- if not (has .Values.softTaint.untaintHook (list "pre-delete" "post-delete")) }}
+{{- fail (printf "softTaint.untaintHook must be pre-delete or post-delete, not %q" .Values.softTaint.untaintHook) }}
+{{- end }}
 {{- if and .Values.serviceMonitor.enabled (not .Values.service.enabled) }}
 {{- fail "serviceMonitor.enabled needs service.enabled" }}
 {{- end }}
@@ -66,6 +75,7 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- define "usage-descheduler.args" -}}
 - --policy-config-file=/policy-dir/policy.yaml
 - --port={{ .Values.port }}
+- --instance-name={{ include "usage-descheduler.instanceName" . }}
 {{- if eq .Values.kind "Deployment" }}
 - --descheduling-interval={{ .Values.deschedulingInterval }}
 {{- end }}

@@ -60,6 +60,11 @@ image-context:
 		grep -qxF "$$pat" $(DEPLOY_ROOT)/Dockerfile || { echo "Dockerfile lacks: $$pat"; exit 1; }; \
 	done
 	@grep -qx 'USER 65532:65532' $(DEPLOY_ROOT)/Dockerfile || { echo "Dockerfile must run as USER 65532:65532"; exit 1; }
+	@for dst in /bin/descheduler /descheduler; do \
+		grep -qxF "COPY --from=build /out/descheduler $$dst" $(DEPLOY_ROOT)/Dockerfile || \
+			{ echo "Dockerfile must install the binary at $$dst (upstream's path /bin/descheduler, ENTRYPOINT /descheduler)"; exit 1; }; \
+	done
+	@grep -qxF 'ENTRYPOINT ["/descheduler"]' $(DEPLOY_ROOT)/Dockerfile || { echo 'Dockerfile ENTRYPOINT must stay ["/descheduler"]'; exit 1; }
 	rm -rf $(DEPLOY_IMAGE_CONTEXT) && mkdir -p $(DEPLOY_IMAGE_CONTEXT)/src
 	cd $(DEPLOY_ROOT) && cp -R $(DEPLOY_IMAGE_SOURCES) $(DEPLOY_IMAGE_CONTEXT)/src/
 	cd $(DEPLOY_IMAGE_CONTEXT)/src && GOFLAGS=-buildvcs=false $(DEPLOY_IMAGE_BUILD)$(DEPLOY_VERSION)" -o ../descheduler ./cmd/descheduler

@@ -17,6 +17,11 @@
 {{- end }}
 {{- end }}
 
+{{/* Namespace of every namespaced object: namespaceOverride or the release's. */}}
+{{- define "usage-descheduler.namespace" -}}
+{{- default .Release.Namespace .Values.namespaceOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
 {{- define "usage-descheduler.selectorLabels" -}}
 app.kubernetes.io/name: {{ include "usage-descheduler.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
@@ -27,6 +32,9 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{ include "usage-descheduler.selectorLabels" . }}
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- with .Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
 {{- end }}
 
 {{- define "usage-descheduler.serviceAccountName" -}}
@@ -42,8 +50,10 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- if and (eq .Values.kind "Deployment") .Values.leaderElection.enabled }}true{{ end }}
 {{- end }}
 
+{{/* resourceNamescape: upstream's old misspelling, still honoured. */}}
 {{- define "usage-descheduler.leaseNamespace" -}}
-{{- default .Release.Namespace .Values.leaderElection.resourceNamespace }}
+{{- $ns := default .Values.leaderElection.resourceNamescape .Values.leaderElection.resourceNamespace }}
+{{- default (include "usage-descheduler.namespace" .) $ns }}
 {{- end }}
 
 {{/* Fails rendering on values that cannot work. */}}
@@ -62,12 +72,21 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 {{- end }}
 
-{{/* The container arguments. */}}
+{{/* The container arguments (upstream's order: policy, interval, cmdOptions, leader election). */}}
 {{- define "usage-descheduler.args" -}}
 - --policy-config-file=/policy-dir/policy.yaml
-- --port={{ .Values.port }}
 {{- if eq .Values.kind "Deployment" }}
 - --descheduling-interval={{ .Values.deschedulingInterval }}
+{{- end }}
+{{- if gt (int .Values.port) 0 }}
+- --port={{ .Values.port }}
+{{- end }}
+{{- range $key, $value := .Values.cmdOptions }}
+{{- if eq $value nil }}
+- {{ printf "--%s" $key | quote }}
+{{- else }}
+- {{ printf "--%s=%v" $key $value | quote }}
+{{- end }}
 {{- end }}
 {{- if include "usage-descheduler.leaderElect" . }}
 {{- with .Values.leaderElection }}
@@ -80,13 +99,11 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 - --leader-elect-resource-namespace={{ include "usage-descheduler.leaseNamespace" . }}
 {{- end }}
-{{- range $key, $value := .Values.cmdOptions }}
-{{- if eq $value nil }}
-- {{ printf "--%s" $key | quote }}
-{{- else }}
-- {{ printf "--%s=%v" $key $value | quote }}
 {{- end }}
-{{- end }}
+
+{{/* The service-account volumes are added when the token is not automounted (as upstream). */}}
+{{- define "usage-descheduler.extraSAVolumes" -}}
+{{- if not .Values.automountServiceAccountToken }}true{{ end }}
 {{- end }}
 
 {{/* The pod template shared by the three kinds. */}}
@@ -104,6 +121,9 @@ metadata:
     {{- end }}
 spec:
   serviceAccountName: {{ include "usage-descheduler.serviceAccountName" . }}
+  {{- if kindIs "bool" .Values.automountServiceAccountToken }}
+  automountServiceAccountToken: {{ .Values.automountServiceAccountToken }}
+  {{- end }}
   {{- with .Values.priorityClassName }}
   priorityClassName: {{ . }}
   {{- end }}
@@ -115,16 +135,28 @@ spec:
   securityContext:
     {{- toYaml . | nindent 4 }}
   {{- end }}
+  {{- with .Values.dnsConfig }}
+  dnsConfig:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
   {{- if ne .Values.kind "Deployment" }}
   restartPolicy: Never
   {{- end }}
   # SIGTERM: the in-flight eviction is abandoned, the lease released and
   # queued Events written within a few seconds.
   terminationGracePeriodSeconds: 30
+  {{- with .Values.initContainers }}
+  initContainers:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
   containers:
     - name: descheduler
       image: "{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}"
       imagePullPolicy: {{ .Values.image.pullPolicy }}
+      {{- with .Values.command }}
+      command:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
       args:
         {{- include "usage-descheduler.args" . | nindent 8 }}
       env:
@@ -139,10 +171,17 @@ spec:
           valueFrom:
             resourceFieldRef:
               resource: limits.memory
+      {{- if or .Values.ports (gt (int .Values.port) 0) }}
       ports:
-        - name: http-metrics
+        {{- with .Values.ports }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+        {{- if gt (int .Values.port) 0 }}
+        - name: http
           containerPort: {{ .Values.port }}
           protocol: TCP
+        {{- end }}
+      {{- end }}
       {{- with .Values.livenessProbe }}
       livenessProbe:
         {{- toYaml . | nindent 8 }}
@@ -163,10 +202,20 @@ spec:
         - name: policy
           mountPath: /policy-dir
           readOnly: true
+        {{- if include "usage-descheduler.extraSAVolumes" . }}
+        {{- with .Values.extraServiceAccountVolumeMounts }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+        {{- end }}
   volumes:
     - name: policy
       configMap:
         name: {{ include "usage-descheduler.fullname" . }}-policy
+    {{- if include "usage-descheduler.extraSAVolumes" . }}
+    {{- with .Values.extraServiceAccountVolumes }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
+    {{- end }}
   {{- with .Values.nodeSelector }}
   nodeSelector:
     {{- toYaml . | nindent 4 }}

@@ -72,15 +72,13 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 {{- end }}
 
-{{/* The container arguments (upstream's order: policy, interval, cmdOptions, leader election). */}}
+{{/* The container arguments (upstream's, plus --secure-port from port). */}}
 {{- define "usage-descheduler.args" -}}
 - --policy-config-file=/policy-dir/policy.yaml
 {{- if eq .Values.kind "Deployment" }}
 - --descheduling-interval={{ .Values.deschedulingInterval }}
 {{- end }}
-{{- if gt (int .Values.port) 0 }}
-- --port={{ .Values.port }}
-{{- end }}
+- --secure-port={{ .Values.port }}
 {{- range $key, $value := .Values.cmdOptions }}
 {{- if eq $value nil }}
 - {{ printf "--%s" $key | quote }}
@@ -171,17 +169,14 @@ spec:
           valueFrom:
             resourceFieldRef:
               resource: limits.memory
-      {{- if or .Values.ports (gt (int .Values.port) 0) }}
       ports:
         {{- with .Values.ports }}
         {{- toYaml . | nindent 8 }}
-        {{- end }}
-        {{- if gt (int .Values.port) 0 }}
-        - name: http
+        {{- else }}
+        - name: http-metrics
           containerPort: {{ .Values.port }}
           protocol: TCP
         {{- end }}
-      {{- end }}
       {{- with .Values.livenessProbe }}
       livenessProbe:
         {{- toYaml . | nindent 8 }}

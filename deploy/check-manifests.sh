@@ -52,7 +52,14 @@ for f in "$@"; do
 	mustnot "$f" '"\*"|^ *- "?\*"?$' "wildcard in RBAC"
 	mustnot "$f" '(^ *- |[[ ,])"?(delete|deletecollection|escalate|bind|impersonate)"?([],]|$)' "destructive or escalating verb"
 	# Secrets: only by name (the Prometheus token), never all of them.
-	if awk '/resources: \["secrets"\]/{getline n; if (n !~ /resourceNames:/) bad=1} END{exit !bad}' "$f"; then
+	# A rule starts at "- apiGroups:" and ends at the next one or at a
+	# top-level key (helm keeps the written order, kustomize sorts keys).
+	if awk '
+		function close_rule() { if (sec && !names) bad = 1; sec = 0; names = 0 }
+		/^ *- apiGroups:/ || /^[A-Za-z-]/ { close_rule() }
+		/^ *(- )?resourceNames:/ { names = 1 }
+		/resources: .*"secrets"|^ *- "?secrets"?$/ { sec = 1 }
+		END { close_rule(); exit !bad }' "$f"; then
 		fail "$f" "a secrets rule without resourceNames"
 	fi
 	case "$f" in
@@ -60,9 +67,9 @@ for f in "$@"; do
 	esac
 	case "$f" in
 	*prometheus-token* | *upstream*)
-		must "$f" 'resourceNames: \[?"?(prometheus-token|descheduler-prometheus)' "get/list/watch on the Prometheus token Secret by name"
+		must "$f" '^ *(resourceNames: \[|- )"?(prometheus-token|descheduler-prometheus)"?' "get/list/watch on the Prometheus token Secret by name"
 		;;
-	*) mustnot "$f" 'secrets' "no Secret access unless the policy names a token Secret" ;;
+	*) mustnot "$f" '"secrets"|^ *- secrets$' "no Secret access unless the policy names a token Secret" ;;
 	esac
 	case "$f" in
 	*upstream*)

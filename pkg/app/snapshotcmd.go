@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -97,7 +98,7 @@ func runSnapshotCommand(cmd *cobra.Command, o *SnapshotOptions) error {
 	if err != nil {
 		return err
 	}
-	deps := snapshotDeps{Clock: clock.RealClock{}}
+	deps := snapshotDeps{Clock: clock.RealClock{}, ServiceAccountTokenFile: inClusterTokenFile(os.Getenv, os.Stat)}
 	if deps.Kube, err = kubernetes.NewForConfig(cfg); err != nil {
 		return fmt.Errorf("building the client: %w", err)
 	}
@@ -113,6 +114,9 @@ type snapshotDeps struct {
 	Kube    kubernetes.Interface
 	Metrics metricsclientset.Interface
 	Clock   clock.WithTicker
+	// ServiceAccountTokenFile is the pod's service-account token file ("":
+	// not in a cluster), sent to a Prometheus provider without credentials.
+	ServiceAccountTokenFile string
 	// Progress shows the polls done (nil: nothing).
 	Progress *progress.Reporter
 }
@@ -217,7 +221,7 @@ func snapshotCollector(ctx context.Context, o *SnapshotOptions, deps snapshotDep
 		if !ok || provider.Prometheus == nil {
 			return nil, false, errors.New("policy: no metricsProviders entry with source Prometheus")
 		}
-		conn, err := prometheusConnection(ctx, provider.Prometheus, deps.Kube)
+		conn, err := prometheusConnection(ctx, provider.Prometheus, deps.Kube, deps.ServiceAccountTokenFile)
 		if err != nil {
 			return nil, false, err
 		}

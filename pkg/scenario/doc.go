@@ -28,7 +28,8 @@
 //     kube-system (system-cluster-critical, with PDBs), kube-state-metrics
 //     and a 2-replica Prometheus StatefulSet in monitoring;
 //   - max(1, B/1000) StatefulSets of 2-5 replicas in team namespaces, pods
-//     <sts>-0…, each with a PVC and a PDB maxUnavailable 1;
+//     <sts>-0…, each with a PVC (a bound PersistentVolumeClaim
+//     data-<pod> of class StorageClass) and a PDB maxUnavailable 1;
 //   - per dedicated team, Deployments for (its nodes) × (P − DaemonSets)
 //     pods, tolerating its taint and selecting its nodes;
 //   - the situation Deployments (below);

@@ -298,4 +298,3 @@ func podStart(pod *v1.Pod) time.Time {
 	}
 	return pod.CreationTimestamp.Time
 }
-

@@ -1,6 +1,7 @@
 // Package scenario generates realistic, deterministic clusters for
 // simulation and scale benchmarks: nodes, pods with their owner chains,
-// PodDisruptionBudgets, PriorityClasses, Namespaces and usage samples, as
+// PodDisruptionBudgets, PriorityClasses, Namespaces, PersistentVolumeClaims
+// and usage samples, as
 // snapshot.Objects. Generate(p) is a pure function of p: every random
 // choice comes from math/rand/v2 PCG generators seeded with (p.Seed, one
 // constant per concern), and nothing iterates a map, so equal Params give

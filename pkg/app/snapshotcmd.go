@@ -52,7 +52,8 @@ func newSnapshotCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "snapshot -o FILE [--kubeconfig FILE] [--policy FILE] [--duration 5m] [--interval 15s]",
 		Short: "Write the live cluster and its usage samples to one List file for simulate",
-		Long: `Writes nodes, pods, PodDisruptionBudgets, PriorityClasses and Namespaces plus usage
+		Long: `Writes nodes, pods, PodDisruptionBudgets, PriorityClasses, Namespaces and
+PersistentVolumeClaims plus usage
 samples as NodeMetrics/PodMetrics items to one List file that simulate reads.
 
 Samples come from metrics-server, polled every --interval for --duration (0: one

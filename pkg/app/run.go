@@ -17,6 +17,7 @@ import (
 	"github.com/usage-descheduler/descheduler/pkg/api"
 	"github.com/usage-descheduler/descheduler/pkg/descheduler"
 	"github.com/usage-descheduler/descheduler/pkg/evictor"
+	"github.com/usage-descheduler/descheduler/pkg/fence"
 	"github.com/usage-descheduler/descheduler/pkg/metrics"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 )
@@ -134,8 +135,10 @@ func runDescheduler(ctx context.Context, o *RunOptions) error {
 	cycle := &descheduler.Cycle{Profiles: profiles, Limits: descheduler.LimitsFromPolicy(policy),
 		Executor: evictor.DryRunExecutor{}, Clock: clock.RealClock{}}
 	observers := descheduler.Observers{m}
+	lease := leaseFence(o)
 	if !o.DryRun {
-		cycle.Executor = evictor.NewLiveExecutor(client, policy.GracePeriodSeconds, o.EvictionTimeout)
+		cycle.Executor = evictor.FencedExecutor{Guard: guard(lease),
+			Executor: evictor.NewLiveExecutor(client, policy.GracePeriodSeconds, o.EvictionTimeout)}
 		failures := policy.EvictionFailureEventNotification != nil && *policy.EvictionFailureEventNotification
 		emitter, err := newEventEmitter(ctx, client, failures)
 		if err != nil {
@@ -151,13 +154,30 @@ func runDescheduler(ctx context.Context, o *RunOptions) error {
 		return nil
 	}
 	r := &descheduler.Runner{Source: usageSet.Wrap(src), NodeSelector: sel, Clock: clock.RealClock{}, Cycle: cycle,
-		Memory: newMemory(o, client, profiles)}
-	return runCycles(ctx, o, cfg, r, m)
+		Memory: newMemory(o, client, profiles), Fence: guard(lease)}
+	return runCycles(ctx, o, cfg, r, m, lease)
+}
+
+// leaseFence returns the fence of a live leader-elected run (nil otherwise:
+// without the lease nothing fences the writes).
+func leaseFence(o *RunOptions) *fence.Lease {
+	if !o.LeaderElection.LeaderElect || o.DryRun {
+		return nil
+	}
+	return fence.NewLease(clock.RealClock{}, o.LeaderElection.RenewDeadline)
+}
+
+// guard turns a nil *fence.Lease into a nil fence.Guard (no fencing).
+func guard(l *fence.Lease) fence.Guard {
+	if l == nil {
+		return nil
+	}
+	return l
 }
 
 // runCycles runs the loop directly or, with --leader-elect (and not
 // --dry-run), only while holding the lease.
-func runCycles(ctx context.Context, o *RunOptions, cfg *rest.Config, r *descheduler.Runner, m *metrics.Metrics) error {
+func runCycles(ctx context.Context, o *RunOptions, cfg *rest.Config, r *descheduler.Runner, m *metrics.Metrics, lease *fence.Lease) error {
 	if !o.LeaderElection.LeaderElect || o.DryRun {
 		if o.LeaderElection.LeaderElect {
 			klog.FromContext(ctx).Info("Dry run: running without the lease; it is only needed to evict")
@@ -177,7 +197,8 @@ func runCycles(ctx context.Context, o *RunOptions, cfg *rest.Config, r *deschedu
 		return err
 	}
 	le := &leaderLoop{Lock: lock, LeaseDuration: o.LeaderElection.LeaseDuration,
-		RenewDeadline: o.LeaderElection.RenewDeadline, RetryPeriod: o.LeaderElection.RetryPeriod, OnLeading: m.SetLeader}
+		RenewDeadline: o.LeaderElection.RenewDeadline, RetryPeriod: o.LeaderElection.RetryPeriod, OnLeading: m.SetLeader,
+		Fence: lease, Clock: clock.RealClock{}}
 	return le.Run(ctx, func(ctx context.Context) error { return r.Run(ctx, o.DeschedulingInterval) })
 }
 
@@ -209,13 +230,15 @@ func nodeSelector(policy *api.DeschedulerPolicy) (labels.Selector, error) {
 }
 
 // newMemory builds the cross-cycle state: the eviction history, persisted in
-// a ConfigMap of the descheduler's own namespace (never written in dry run),
+// a ConfigMap of the descheduler's own namespace (never written in dry run)
+// and completed at start-up from this descheduler's Descheduled Events,
 // and the soft taints of the strategies that ask for them (only reported in
 // dry run). When no strategy enables the soft taint but one could, the
 // applier still runs with the default key so that taints left by an earlier
 // configuration are removed.
 func newMemory(o *RunOptions, client kubernetes.Interface, profiles []descheduler.Profile) *descheduler.Memory {
-	m := &descheduler.Memory{State: &descheduler.State{}, Persist: !o.DryRun}
+	m := &descheduler.Memory{State: &descheduler.State{}, Persist: !o.DryRun,
+		Evictions: &eventLog{Client: client}}
 	if o.HistoryConfigMap != "" {
 		m.Store = &descheduler.ConfigMapStore{Client: client, Namespace: o.LeaderElection.Namespace(), Name: o.HistoryConfigMap}
 	}

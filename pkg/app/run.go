@@ -72,8 +72,9 @@ func (o *RunOptions) Validate() error {
 
 // runDescheduler runs the live descheduler until its cycles are done (one
 // with --descheduling-interval 0) or ctx ends (SIGTERM), which is a clean
-// exit: the in-flight eviction call is abandoned, the lease released and
-// queued Events written.
+// exit: the in-flight eviction call is finished (within --eviction-timeout),
+// no further one started, the cycle's evictions saved to the history while
+// the lease is fresh, then the lease released and queued Events written.
 func runDescheduler(ctx context.Context, o *RunOptions) error {
 	if err := o.Validate(); err != nil {
 		return err

@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/usage-descheduler/descheduler/pkg/fence"
@@ -54,3 +56,33 @@ func TestFencedExecutor(t *testing.T) {
 		})
 	}
 }
+
+// TestFencedExecutorFinishesStartedCall: SIGTERM (the cycle's context
+// cancelled) while the eviction call is in flight does not cut it off: the
+// API answer is what the history records.
+func TestFencedExecutorFinishesStartedCall(t *testing.T) {
+	ev := testEviction()
+	client := fake.NewClientset(ev.Pod)
+	ctx, sigterm := context.WithCancel(context.Background())
+	var callCtxErr error
+	client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		sigterm() // arrives while the call is in flight
+		return false, nil, nil
+	})
+	inner := executorFunc(func(ctx context.Context, ev Eviction) (Result, error) {
+		res, err := NewLiveExecutor(client, nil, time.Second).Evict(ctx, ev)
+		callCtxErr = ctx.Err()
+		return res, err
+	})
+	res, err := FencedExecutor{Executor: inner}.Evict(ctx, ev)
+	if res != ResultSuccess || err != nil {
+		t.Errorf("Evict = %s, %v; want %s", res, err, ResultSuccess)
+	}
+	if callCtxErr != nil {
+		t.Errorf("the call's context ended with the cycle's: %v", callCtxErr)
+	}
+}
+
+type executorFunc func(context.Context, Eviction) (Result, error)
+
+func (f executorFunc) Evict(ctx context.Context, ev Eviction) (Result, error) { return f(ctx, ev) }

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/utils/clock"
 
 	"github.com/usage-descheduler/descheduler/pkg/fence"
@@ -134,5 +135,62 @@ func TestLeaderLoopFencesWritesBeforeWorkIsCancelled(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("Run = %v, want nil", err)
+	}
+}
+
+// TestFencedLock: only a successful Create or Update naming this instance
+// as the holder opens the fence, from the time the call was started.
+func TestFencedLock(t *testing.T) {
+	boom := errors.New("apiserver unreachable")
+	tests := []struct {
+		name     string
+		create   bool
+		holder   string
+		fail     bool
+		wantOpen bool
+	}{
+		{name: "acquire by create", create: true, holder: "a", wantOpen: true},
+		{name: "renew by update", holder: "a", wantOpen: true},
+		{name: "failed update", holder: "a", fail: true},
+		{name: "failed create", create: true, holder: "a", fail: true},
+		{name: "release (no holder)", holder: ""},
+		{name: "another holder", holder: "b"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			client := fake.NewClientset()
+			if tt.fail {
+				fail := func(k8stesting.Action) (bool, runtime.Object, error) { return true, nil, boom }
+				client.PrependReactor("create", "leases", fail)
+				client.PrependReactor("update", "leases", fail)
+			}
+			loop := testLoop(client, "a", nil)
+			loop.Fence = fence.NewLease(clock.RealClock{}, time.Minute)
+			lock := loop.lock()
+			rec := resourcelock.LeaderElectionRecord{HolderIdentity: tt.holder, LeaseDurationSeconds: 1}
+			ctx := context.Background()
+			started := time.Now()
+			var err error
+			if tt.create {
+				err = lock.Create(ctx, rec)
+			} else {
+				if err := loop.Lock.Create(ctx, resourcelock.LeaderElectionRecord{}); err != nil && !tt.fail {
+					t.Fatal(err)
+				}
+				err = lock.Update(ctx, rec)
+			}
+			if (err != nil) != tt.fail {
+				t.Fatalf("call error = %v, want failure %v", err, tt.fail)
+			}
+			end, open := loop.Fence.Expiry()
+			if open != tt.wantOpen {
+				t.Fatalf("fence open = %v, want %v", open, tt.wantOpen)
+			}
+			// Opened from the call's start: it closes a minute after a
+			// moment between started and now.
+			if open && (end.Before(started.Add(time.Minute)) || end.After(time.Now().Add(time.Minute))) {
+				t.Errorf("fence closes at %v, want a minute after the call started (%v)", end, started)
+			}
+		})
 	}
 }

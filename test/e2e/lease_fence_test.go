@@ -95,6 +95,14 @@ func TestLeaseFenceNoEvictionAfterTakeover(t *testing.T) {
 				r.Path, r.Received.Format(time.RFC3339Nano), r.Received.Sub(acquired), r.Status)
 		}
 	}
+	// No other write either (the history ConfigMap, taints); Events are
+	// records of what was done and are written whenever they can be.
+	for _, r := range proxy.Requests() {
+		if isWrite(r.Method) && !r.Stalled && !strings.Contains(r.Path, "/events") && !r.Received.Before(acquired) {
+			t.Errorf("the old leader wrote %s %s %s after the new leader acquired the lease",
+				r.Method, r.Path, r.Received.Sub(acquired))
+		}
+	}
 	t.Logf("stall at %s; new leader acquired %s later; old leader gave up %s after the stall; "+
 		"old leader's evictions: %d before the stall, last one %s before the takeover, %d after it",
 		stalled.Format(time.RFC3339Nano), acquired.Sub(stalled).Round(time.Millisecond),
@@ -118,4 +126,12 @@ func evictionsOf(reqs []harness.ProxyRequest, ns string) []harness.ProxyRequest 
 		}
 	}
 	return out
+}
+
+func isWrite(method string) bool {
+	switch method {
+	case "POST", "PUT", "PATCH", "DELETE":
+		return true
+	}
+	return false
 }

@@ -141,7 +141,14 @@ func runDescheduler(ctx context.Context, o *RunOptions) error {
 		cycle.Executor = evictor.FencedExecutor{Guard: guard(lease),
 			Executor: evictor.NewLiveExecutor(client, policy.GracePeriodSeconds, o.EvictionTimeout)}
 		failures := policy.EvictionFailureEventNotification != nil && *policy.EvictionFailureEventNotification
-		emitter, err := newEventEmitter(ctx, client, failures)
+		// The Events get their own client (and rate limiter), like the
+		// lease: they are the record a successor re-derives the history
+		// from after a SIGKILL, so they must not queue behind evictions.
+		eventClient, err := kubernetes.NewForConfig(rest.CopyConfig(cfg))
+		if err != nil {
+			return fmt.Errorf("building the event client: %w", err)
+		}
+		emitter, err := newEventEmitter(ctx, eventClient, failures)
 		if err != nil {
 			return err
 		}

@@ -14,6 +14,9 @@ import (
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+
+	"github.com/usage-descheduler/descheduler/pkg/fence"
 )
 
 // Leader election defaults (upstream's).
@@ -129,6 +132,12 @@ type leaderLoop struct {
 	// OnLeading is told when this instance starts (true) and stops
 	// (false) running work; nil: nobody.
 	OnLeading func(leading bool)
+	// Fence, when set, is opened by every successful acquisition or
+	// renewal of the lease and closed when work stops; the work consults
+	// it before each write (see package fence).
+	Fence *fence.Lease
+	// Clock times the renewals for the Fence; nil: the real clock.
+	Clock clock.PassiveClock
 }
 
 // Run campaigns for the lease and runs work while it holds it, until ctx
@@ -187,13 +196,16 @@ func (l *leaderLoop) campaign(ctx context.Context, work func(context.Context) er
 		l.setLeading(true)
 		err := work(workCtx)
 		l.setLeading(false)
+		if l.Fence != nil {
+			l.Fence.Lost() // no write of this term once work returned
+		}
 		if leaseCtx.Err() == nil && ctx.Err() == nil {
 			result.workReturned, result.workErr = true, err
 		}
 		stopElector() // release the lease now that work has returned
 	}
 	elector, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
-		Lock:            l.Lock,
+		Lock:            l.lock(),
 		LeaseDuration:   l.LeaseDuration,
 		RenewDeadline:   l.RenewDeadline,
 		RetryPeriod:     l.RetryPeriod,
@@ -231,5 +243,49 @@ func (l *leaderLoop) campaign(ctx context.Context, work func(context.Context) er
 func (l *leaderLoop) setLeading(leading bool) {
 	if l.OnLeading != nil {
 		l.OnLeading(leading)
+	}
+}
+
+// lock returns the lease lock, wrapped so that it feeds the Fence (if any).
+func (l *leaderLoop) lock() resourcelock.Interface {
+	if l.Fence == nil {
+		return l.Lock
+	}
+	clk := l.Clock
+	if clk == nil {
+		clk = clock.RealClock{}
+	}
+	return &fencedLock{Interface: l.Lock, fence: l.Fence, clock: clk}
+}
+
+// fencedLock is a resourcelock.Interface that tells a fence.Lease about
+// every successful Create or Update that makes or keeps this instance the
+// holder, with the time the call was started. release() (an Update with
+// no holder) and failed calls never open the fence.
+type fencedLock struct {
+	resourcelock.Interface
+	fence *fence.Lease
+	clock clock.PassiveClock
+}
+
+// Create implements resourcelock.Interface.
+func (f *fencedLock) Create(ctx context.Context, rec resourcelock.LeaderElectionRecord) error {
+	start := f.clock.Now()
+	err := f.Interface.Create(ctx, rec)
+	f.observe(start, rec, err)
+	return err
+}
+
+// Update implements resourcelock.Interface.
+func (f *fencedLock) Update(ctx context.Context, rec resourcelock.LeaderElectionRecord) error {
+	start := f.clock.Now()
+	err := f.Interface.Update(ctx, rec)
+	f.observe(start, rec, err)
+	return err
+}
+
+func (f *fencedLock) observe(start time.Time, rec resourcelock.LeaderElectionRecord, err error) {
+	if err == nil && rec.HolderIdentity != "" && rec.HolderIdentity == f.Identity() {
+		f.fence.Renewed(start)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/usage-descheduler/descheduler/pkg/api"
 	"github.com/usage-descheduler/descheduler/pkg/descheduler"
 	"github.com/usage-descheduler/descheduler/pkg/evictor"
+	"github.com/usage-descheduler/descheduler/pkg/fence"
 	"github.com/usage-descheduler/descheduler/pkg/metrics"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 )
@@ -99,8 +100,9 @@ func (o *RunOptions) Validate() error {
 
 // runDescheduler runs the live descheduler until its cycles are done (one
 // with --descheduling-interval 0) or ctx ends (SIGTERM), which is a clean
-// exit: the in-flight eviction call is abandoned, the lease released and
-// queued Events written.
+// exit: the in-flight eviction call is finished (within --eviction-timeout),
+// no further one started, the cycle's evictions saved to the history while
+// the lease is fresh, then the lease released and queued Events written.
 func runDescheduler(ctx context.Context, o *RunOptions) error {
 	if err := o.Validate(); err != nil {
 		return err
@@ -162,10 +164,19 @@ func runDescheduler(ctx context.Context, o *RunOptions) error {
 	cycle := &descheduler.Cycle{Profiles: profiles, Limits: descheduler.LimitsFromPolicy(policy),
 		Executor: evictor.DryRunExecutor{}, Clock: clock.RealClock{}}
 	observers := descheduler.Observers{m}
+	lease := leaseFence(o)
 	if !o.DryRun {
-		cycle.Executor = evictor.NewLiveExecutor(client, policy.GracePeriodSeconds, o.EvictionTimeout)
+		cycle.Executor = evictor.FencedExecutor{Guard: guard(lease),
+			Executor: evictor.NewLiveExecutor(client, policy.GracePeriodSeconds, o.EvictionTimeout)}
 		failures := policy.EvictionFailureEventNotification != nil && *policy.EvictionFailureEventNotification
-		emitter, err := newEventEmitter(ctx, client, failures)
+		// The Events get their own client (and rate limiter), like the
+		// lease: they are the record a successor re-derives the history
+		// from after a SIGKILL, so they must not queue behind evictions.
+		eventClient, err := kubernetes.NewForConfig(rest.CopyConfig(cfg))
+		if err != nil {
+			return fmt.Errorf("building the event client: %w", err)
+		}
+		emitter, err := newEventEmitter(ctx, eventClient, failures)
 		if err != nil {
 			return err
 		}
@@ -179,13 +190,30 @@ func runDescheduler(ctx context.Context, o *RunOptions) error {
 		return nil
 	}
 	r := &descheduler.Runner{Source: usageSet.Wrap(src), NodeSelector: sel, Clock: clock.RealClock{}, Cycle: cycle,
-		Memory: newMemory(o, client)}
-	return runCycles(ctx, o, cfg, r, m)
+		Memory: newMemory(o, client), Fence: guard(lease)}
+	return runCycles(ctx, o, cfg, r, m, lease)
+}
+
+// leaseFence returns the fence of a live leader-elected run (nil otherwise:
+// without the lease nothing fences the writes).
+func leaseFence(o *RunOptions) *fence.Lease {
+	if !o.LeaderElection.LeaderElect || o.DryRun {
+		return nil
+	}
+	return fence.NewLease(clock.RealClock{}, o.LeaderElection.RenewDeadline)
+}
+
+// guard turns a nil *fence.Lease into a nil fence.Guard (no fencing).
+func guard(l *fence.Lease) fence.Guard {
+	if l == nil {
+		return nil
+	}
+	return l
 }
 
 // runCycles runs the loop directly or, with --leader-elect (and not
 // --dry-run), only while holding the lease.
-func runCycles(ctx context.Context, o *RunOptions, cfg *rest.Config, r *descheduler.Runner, m *metrics.Metrics) error {
+func runCycles(ctx context.Context, o *RunOptions, cfg *rest.Config, r *descheduler.Runner, m *metrics.Metrics, lease *fence.Lease) error {
 	if !o.LeaderElection.LeaderElect || o.DryRun {
 		if o.LeaderElection.LeaderElect {
 			klog.FromContext(ctx).Info("Dry run: running without the lease; it is only needed to evict")
@@ -205,7 +233,8 @@ func runCycles(ctx context.Context, o *RunOptions, cfg *rest.Config, r *deschedu
 		return err
 	}
 	le := &leaderLoop{Lock: lock, LeaseDuration: o.LeaderElection.LeaseDuration,
-		RenewDeadline: o.LeaderElection.RenewDeadline, RetryPeriod: o.LeaderElection.RetryPeriod, OnLeading: m.SetLeader}
+		RenewDeadline: o.LeaderElection.RenewDeadline, RetryPeriod: o.LeaderElection.RetryPeriod, OnLeading: m.SetLeader,
+		Fence: lease, Clock: clock.RealClock{}}
 	return le.Run(ctx, func(ctx context.Context) error { return r.Run(ctx, o.DeschedulingInterval) })
 }
 
@@ -237,12 +266,14 @@ func nodeSelector(policy *api.DeschedulerPolicy) (labels.Selector, error) {
 }
 
 // newMemory builds the cross-cycle state: the eviction history, persisted in
-// a ConfigMap of the descheduler's own namespace (never written in dry run),
+// a ConfigMap of the descheduler's own namespace (never written in dry run)
+// and completed at start-up from this descheduler's Descheduled Events,
 // and the soft taints (only reported in dry run). The soft taints always
 // run, even when no strategy enables them, so that taints this instance
 // left under an earlier policy are removed.
 func newMemory(o *RunOptions, client kubernetes.Interface) *descheduler.Memory {
-	m := &descheduler.Memory{State: &descheduler.State{}, Persist: !o.DryRun}
+	m := &descheduler.Memory{State: &descheduler.State{}, Persist: !o.DryRun,
+		Evictions: &eventLog{Client: client}}
 	if o.HistoryConfigMap != "" {
 		m.Store = &descheduler.ConfigMapStore{Client: client, Namespace: o.LeaderElection.Namespace(), Name: o.HistoryConfigMap}
 	}

@@ -65,7 +65,7 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{/* The container arguments. */}}
 {{- define "usage-descheduler.args" -}}
 - --policy-config-file=/policy-dir/policy.yaml
-- --port={{ .Values.port }}
+- --secure-port={{ .Values.port }}
 {{- if eq .Values.kind "Deployment" }}
 - --descheduling-interval={{ .Values.deschedulingInterval }}
 {{- end }}

@@ -14,10 +14,12 @@ import (
 	"github.com/usage-descheduler/descheduler/strategies"
 )
 
-// version and gitBranch are set at build time with -ldflags -X.
+// version, gitBranch and gitSha1 are set at build time with -ldflags -X;
+// without gitSha1 the Go toolchain's VCS stamp gives the commit.
 var (
 	version   = "dev"
 	gitBranch = ""
+	gitSha1   = ""
 )
 
 // Version returns the build version.

@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/component-base/featuregate"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
@@ -40,6 +41,9 @@ type RunOptions struct {
 	Server ServerOptions
 	// FeatureGates is --feature-gates.
 	FeatureGates FeatureGateOptions
+
+	// gates is the feature gate Validate built from FeatureGates.
+	gates featuregate.FeatureGate
 }
 
 // AddFlags registers the run flags.
@@ -66,9 +70,11 @@ func (o *RunOptions) Validate() error {
 	if o.DeschedulingInterval < 0 {
 		errs = append(errs, errors.New("--descheduling-interval must not be negative"))
 	}
-	if _, err := o.FeatureGates.Apply(); err != nil {
+	gates, err := o.FeatureGates.Apply()
+	if err != nil {
 		errs = append(errs, err)
 	}
+	o.gates = gates
 	errs = append(errs, o.Client.Validate(), o.Server.Validate(), o.LeaderElection.Validate(o.DeschedulingInterval))
 	return errors.Join(errs...)
 }
@@ -81,11 +87,7 @@ func runDescheduler(ctx context.Context, o *RunOptions) error {
 	if err := o.Validate(); err != nil {
 		return err
 	}
-	gates, err := o.FeatureGates.Apply()
-	if err != nil {
-		return err
-	}
-	o.FeatureGates.LogIgnored(ctx, gates)
+	o.FeatureGates.LogIgnored(ctx, o.gates)
 	policy, reg, err := loadPolicy(o.PolicyConfigFile)
 	if err != nil {
 		return err
@@ -107,7 +109,7 @@ func runDescheduler(ctx context.Context, o *RunOptions) error {
 		return err
 	}
 	registry := metrics.NewRegistry()
-	m, err := metrics.New(registry, metrics.CurrentBuildInfo(version, gitBranch))
+	m, err := metrics.New(registry, metrics.CurrentBuildInfo(version, gitBranch, gitSha1))
 	if err != nil {
 		return err
 	}

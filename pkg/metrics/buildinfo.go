@@ -47,12 +47,12 @@ func (b BuildInfo) labels() prometheus.Labels {
 	}
 }
 
-// CurrentBuildInfo returns the build info of this binary: version and
-// branch as given (set at link time), the commit from the Go toolchain's
-// embedded VCS stamp when there is one, and the Go version.
-func CurrentBuildInfo(version, branch string) BuildInfo {
-	b := BuildInfo{Version: version, GitBranch: branch, GoVersion: runtime.Version()}
-	if info, ok := debug.ReadBuildInfo(); ok {
+// CurrentBuildInfo returns the build info of this binary: version, branch
+// and commit as given (set at link time; an empty commit is taken from the
+// Go toolchain's embedded VCS stamp when there is one) and the Go version.
+func CurrentBuildInfo(version, branch, sha string) BuildInfo {
+	b := BuildInfo{Version: version, GitBranch: branch, GitSha1: sha, GoVersion: runtime.Version()}
+	if info, ok := debug.ReadBuildInfo(); ok && b.GitSha1 == "" {
 		b.GitSha1 = vcsRevision(info.Settings)
 	}
 	return b

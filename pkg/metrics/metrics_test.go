@@ -346,3 +346,11 @@ func TestAppVersion(t *testing.T) {
 		}
 	}
 }
+
+func TestCurrentBuildInfo(t *testing.T) {
+	b := metrics.CurrentBuildInfo("v0.36.1", "release-0.36", "0123abcd")
+	if b.Version != "v0.36.1" || b.GitBranch != "release-0.36" || b.GitSha1 != "0123abcd" ||
+		!strings.HasPrefix(b.GoVersion, "go") || b.AppVersion() != "0.36" {
+		t.Errorf("CurrentBuildInfo = %+v (AppVersion %q), want the given fields, a Go version and 0.36", b, b.AppVersion())
+	}
+}

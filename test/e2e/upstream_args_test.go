@@ -166,10 +166,11 @@ func TestUpstreamChartDeploymentArgs(t *testing.T) {
 		}
 	}
 	tc.waitHolder(deployNamespace, defaultLeaseName, holderOf(t, tc))
-	web := tc.waitRunning("web", 2)
-	if gone := setOf(before).gone(web); len(gone) != 2 {
-		t.Fatalf("pods gone %v, want both web pods evicted", gone)
-	}
+	tc.eventually("both web pods evicted", func() (bool, error) {
+		all, err := tc.pods("web")
+		return len(setOf(before).gone(all)) == 2, err
+	})
+	tc.waitRunning("web", 2)
 
 	var samples []sample
 	evicted := map[string]string{"result": "success", "strategy": "RemovePodsViolatingNodeTaints",

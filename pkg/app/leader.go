@@ -19,11 +19,13 @@ import (
 	"github.com/usage-descheduler/descheduler/pkg/fence"
 )
 
-// Leader election defaults (upstream's).
+// Leader election defaults, upstream descheduler's (not client-go's
+// 15s/10s/2s), so that an upstream instance and this one share and respect
+// one Lease during a migration.
 const (
-	DefaultLeaseDuration     = 15 * time.Second
-	DefaultRenewDeadline     = 10 * time.Second
-	DefaultRetryPeriod       = 2 * time.Second
+	DefaultLeaseDuration     = 137 * time.Second
+	DefaultRenewDeadline     = 107 * time.Second
+	DefaultRetryPeriod       = 26 * time.Second
 	DefaultLeaseName         = "descheduler"
 	DefaultLeaseNamespace    = "kube-system"
 	serviceAccountNamespaces = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
@@ -66,8 +68,8 @@ func (o *LeaderElectionOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ResourceLock, "leader-elect-resource-lock", resourcelock.LeasesResourceLock,
 		"lock object type; only \"leases\" is supported")
 	fs.StringVar(&o.ResourceName, "leader-elect-resource-name", DefaultLeaseName, "name of the Lease")
-	fs.StringVar(&o.ResourceNamespace, "leader-elect-resource-namespace", "",
-		"namespace of the Lease (default: the pod's namespace from POD_NAMESPACE or the service account, else kube-system)")
+	fs.StringVar(&o.ResourceNamespace, "leader-elect-resource-namespace", DefaultLeaseNamespace,
+		"namespace of the Lease (upstream's default); empty: the pod's namespace from POD_NAMESPACE or the service account")
 }
 
 // Validate checks the flags against the descheduling interval.

@@ -45,8 +45,8 @@
 // Every y axis starts at 0 and ends at a labelled tick above the chart's
 // highest value (data, target lines), so nothing is cut off at the top.
 //
-// The HTML page adds the summary (cycles, interval, seed, noise, cpu
-// target, evictions, repeated evictions within the cooldown and within an
+// The HTML page adds the summary (cycles, interval, seed, noise, cpu and
+// memory targets, evictions, repeated evictions within the cooldown and within an
 // hour, cycles until no node was over target, pods left pending), the cpu
 // usage and requests max / mean / stddev at the first cycle and at the end,
 // the Result's warnings and errors, and after the charts the table of

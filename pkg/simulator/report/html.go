@@ -190,7 +190,8 @@ func facts(s simulator.Summary) []fact {
 		{"Interval", orDash(s.Interval)},
 		{"Seed", strconv.FormatUint(s.Seed, 10)},
 		{"Usage noise", noise(s.Noise)},
-		{"CPU target", target(s)},
+		{"CPU target", target(s, cpuRes)},
+		{"Memory target", target(s, memRes)},
 		{"Evictions", fmt.Sprintf("%d simulated, %d blocked by a PodDisruptionBudget", s.TotalEvictions, s.BlockedEvictions)},
 		{"Repeated evictions within the cooldown (" + orDash(rep.Cooldown) + ")", strconv.Itoa(rep.WithinCooldown)},
 		{"Repeated evictions within 1h", strconv.Itoa(rep.WithinHour)},
@@ -214,14 +215,15 @@ func noise(n float64) string {
 	return "±" + percent(n*100)
 }
 
-func target(s simulator.Summary) string {
-	if t, ok := s.Target["cpu"]; ok {
+// target formats the target of r, or says why there is none.
+func target(s simulator.Summary, r resource) string {
+	if t, ok := s.Target[string(r)]; ok {
 		return percent(t)
 	}
 	if len(s.Target) == 0 {
 		return "none (no LowNodeUtilization plugin)"
 	}
-	return "none for cpu"
+	return "none for " + string(r)
 }
 
 func untilBalanced(s simulator.Summary) string {

@@ -79,7 +79,7 @@ func TestWriteHTML(t *testing.T) {
 	for _, want := range []string{
 		"<!DOCTYPE html>", "<title>Descheduler simulation: 4 cycles</title>",
 		"From 2026-01-01T12:00:00Z (first cycle) to 2026-01-01T12:20:00Z (end state).",
-		"<td>5m</td>", "<td>42</td>", "<td>±10%</td>", "<td>80%</td>",
+		"<td>5m</td>", "<td>42</td>", "<td>±10%</td>", "CPU target</th><td>80%</td>", "Memory target</th><td>80%</td>",
 		"3 simulated, 1 blocked by a PodDisruptionBudget",
 		"Repeated evictions within the cooldown (30m)</th><td>1</td>",
 		"Repeated evictions within 1h</th><td>2</td>",

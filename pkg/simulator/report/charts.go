@@ -35,11 +35,20 @@ type input struct {
 	res    *simulator.Result
 	pts    []point
 	hasEnd bool
+	// received counts, per node, the evicted pods whose replacements it
+	// runs (Result.Moves).
+	received map[string]int
 }
 
 func newInput(res *simulator.Result) input {
 	pts := timeline(res)
-	return input{res: res, pts: pts, hasEnd: len(pts) > len(res.Cycles)}
+	received := map[string]int{}
+	for _, m := range res.Moves {
+		if m.To != "" {
+			received[m.To]++
+		}
+	}
+	return input{res: res, pts: pts, hasEnd: len(pts) > len(res.Cycles), received: received}
 }
 
 // xLabel names the x axis, which counts cycles; withEnd adds the end
@@ -109,14 +118,14 @@ func usageChart(in input, r resource) (chart, error) {
 	var err error
 	hi := 0.0
 	if len(ss) <= maxAllLines {
-		labels, err = addNodeLines(c.p, &c.legend, x, ss, false)
+		labels, err = addNodeLines(c.p, &c.legend, x, ss, in.received, false)
 	} else {
 		shown := interesting(ss, maxHighlighted)
 		c.p.Title.Text = fmt.Sprintf("%s usage: %d nodes (band: min–max, line: mean; %d nodes shown, over target or highest first)",
 			r.title(), len(ss), len(shown))
 		err = addBand(c.p, &c.legend, x, ss)
 		if err == nil {
-			labels, err = addNodeLines(c.p, &c.legend, x, shown, true)
+			labels, err = addNodeLines(c.p, &c.legend, x, shown, in.received, true)
 		}
 	}
 	if err == nil && hasTarget {
@@ -143,9 +152,10 @@ func usageChart(in input, r resource) (chart, error) {
 
 // addNodeLines draws one line per node that has known usage, with a
 // distinct color, dash pattern and point shape; nodes never known get a
-// legend entry saying so. It returns the end labels: for every line with
-// labelAll, else for the nodes over target.
-func addNodeLines(p *plot.Plot, leg *plot.Legend, x []float64, ss []series, labelAll bool) ([]endLabel, error) {
+// legend entry saying so. The legend marks nodes over target and nodes
+// that received evicted pods' replacements (received). It returns the end
+// labels: for every line with labelAll, else for those marked nodes.
+func addNodeLines(p *plot.Plot, leg *plot.Legend, x []float64, ss []series, received map[string]int, labelAll bool) ([]endLabel, error) {
 	colors, shapes, dashes := palette(), glyphs(), dashPatterns()
 	var labels []endLabel
 	drawn := 0
@@ -165,8 +175,11 @@ func addNodeLines(p *plot.Plot, leg *plot.Legend, x []float64, ss []series, labe
 		if s.over {
 			name += " (over target)"
 		}
+		if n := received[s.name]; n > 0 {
+			name += fmt.Sprintf(" (received %d)", n)
+		}
 		leg.Add(name, thumbs...)
-		if lx, ly, ok := lastKnown(x, s.vals); ok && (labelAll || s.over) {
+		if lx, ly, ok := lastKnown(x, s.vals); ok && (labelAll || s.over || received[s.name] > 0) {
 			labels = append(labels, endLabel{text: legendLabel(s.name), x: lx, y: ly, color: col})
 		}
 		drawn++

@@ -20,8 +20,10 @@
 //     at that point, plus lines for at most 8 interesting nodes: nodes
 //     over target at some cycle start (usage > Summary.Target["cpu"], or
 //     classified overutilized) first, then by highest known usage, then by
-//     name. Nodes over target are marked in the legend; they (with many
-//     nodes: every highlighted node) are named at their last known point,
+//     name. Nodes over target and nodes that received evicted pods'
+//     replacements (Result.Moves) are marked in the legend; they (with
+//     many nodes: every highlighted node) are named at their last known
+//     point,
 //     labels pushed apart vertically so they never overlap and kept inside
 //     the data area. A node whose usage is unknown at a point (Usage nil:
 //     stale or missing metrics, or not considered) leaves a gap there,

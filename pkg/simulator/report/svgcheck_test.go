@@ -148,10 +148,12 @@ func TestChartsDrawDataInsideTheirAxes(t *testing.T) {
 		name string
 		res  *simulator.Result
 		// labels is the number of end labels on the cpu chart: the hot
-		// nodes with few nodes, every highlighted line with many.
+		// nodes and those that received pods with few nodes, every
+		// highlighted line with many.
 		labels int
 	}{
-		{"3 nodes", smallResult(), 1},
+		// hot-1 is over target; warm-2 and cold-3 received a pod each.
+		{"3 nodes", smallResult(), 3},
 		{"8 nodes", withEvictions(largeResult(8, 4, 2, 5)), 2},
 		{"200 nodes", withEvictions(largeResult(200, 3, 7, 70, 150)), maxHighlighted},
 		{"2000 nodes", withEvictions(largeResult(2000, 3, 1, 999, 1998)), maxHighlighted},

@@ -38,6 +38,7 @@ example:
 	$(GO) run ./hack/genexample deploy/examples
 
 ## test: gofmt and vet, every unit test, a short fuzzing run of each parser, the
+## report's rendering check in headless Chromium (report-check), the
 ## deployment checks (helm lint/template, kustomize, image binary), then the
 ## end-to-end suite against a real control plane (E2E_SKIP=1 skips it for
 ## fast local loops; CI never sets it).

@@ -2,7 +2,11 @@
 GO       ?= go
 BIN      := bin/descheduler
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS  := -X github.com/usage-descheduler/descheduler/pkg/app.version=$(VERSION)
+GIT_BRANCH ?= $(shell git rev-parse --abbrev-ref HEAD 2>/dev/null)
+GIT_SHA1 ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS  := -X github.com/usage-descheduler/descheduler/pkg/app.version=$(VERSION) \
+	-X github.com/usage-descheduler/descheduler/pkg/app.gitBranch=$(GIT_BRANCH) \
+	-X github.com/usage-descheduler/descheduler/pkg/app.gitSha1=$(GIT_SHA1)
 # The example is simulated at a fixed clock so its plan is reproducible.
 EXAMPLE_NOW := 2026-01-01T12:00:00Z
 # Counts, not durations: a time-based -fuzztime can fail spuriously at the

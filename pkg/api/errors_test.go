@@ -110,8 +110,8 @@ func TestSuggest(t *testing.T) {
 		{"xyz", ""},
 	}
 	for _, tc := range tests {
-		if got := suggest(tc.in, names); got != tc.want {
-			t.Errorf("suggest(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := Suggest(tc.in, names); got != tc.want {
+			t.Errorf("Suggest(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

@@ -72,18 +72,18 @@ func fieldNames(t reflect.Type) []string {
 // `, did you mean "x"?` when a valid name is close.
 func unknownFieldDetail(name string, valid []string) string {
 	detail := "unknown field " + quote(name)
-	if s := suggest(name, valid); s != "" {
+	if s := Suggest(name, valid); s != "" {
 		detail += ", did you mean " + quote(s) + "?"
 	}
 	return detail
 }
 
-// suggest returns the candidate closest to name, or "" when none is close:
+// Suggest returns the candidate closest to name, or "" when none is close:
 // a case-insensitive match wins; otherwise the smallest edit distance
 // ignoring case, at most 2, or a third of the longer name for long names;
 // ties go to the smaller distance with case (so "preevictionfiltre"
 // suggests upstream's "preevictionfilter", not "preEvictionFilter").
-func suggest(name string, candidates []string) string {
+func Suggest(name string, candidates []string) string {
 	best, bestFold, bestExact := "", -1, 0
 	for _, c := range candidates {
 		if strings.EqualFold(c, name) {

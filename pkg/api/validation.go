@@ -253,7 +253,7 @@ func isRegistered(reg *framework.Registry, name string) bool {
 // ("did you mean \"PodLifeTime\"?").
 func unknownPlugin(path *field.Path, name string, reg *framework.Registry) *field.Error {
 	e := field.NotSupported(path, name, reg.Names())
-	if s := suggest(name, reg.Names()); s != "" {
+	if s := Suggest(name, reg.Names()); s != "" {
 		e.Detail = "did you mean " + quote(s) + "? " + e.Detail
 	}
 	return e

@@ -47,15 +47,16 @@ func (s *Simulation) writeTable(w io.Writer, o TableOptions) error {
 	cols := s.nodeColumns(o)
 	fmt.Fprintln(tw, strings.Join(cols.header(), "\t"))
 	evicted := evictionsPerNode(s.Evictions)
-	shown, hidden := s.Nodes, []NodeOut(nil)
-	if !o.Wide && !o.AllNodes && len(s.Nodes)+len(s.ExcludedNodes) > narrowNodeRows {
+	shown, large := s.Nodes, !o.Wide && !o.AllNodes && len(s.Nodes)+len(s.ExcludedNodes) > narrowNodeRows
+	var hidden [3]int
+	if large {
 		shown, hidden = splitNodes(s.Nodes, evicted, o)
 	}
 	for _, n := range shown {
 		fmt.Fprintln(tw, strings.Join(cols.row(n, evicted[n.Name]), "\t"))
 	}
 	excluded := s.ExcludedNodes
-	if len(hidden) > 0 {
+	if large {
 		excluded = nil
 		for _, ex := range s.ExcludedNodes {
 			if ex.Reason == "not Ready" {
@@ -69,8 +70,13 @@ func (s *Simulation) writeTable(w io.Writer, o TableOptions) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if len(hidden) > 0 || len(excluded) < len(s.ExcludedNodes) {
-		fmt.Fprintln(w, hiddenSummary(hidden, len(s.ExcludedNodes)-len(excluded)))
+	if large {
+		if n := hidden[0] + hidden[1] + hidden[2] + len(s.ExcludedNodes) - len(excluded); n > 0 {
+			fmt.Fprintln(w, hiddenSummary(hidden, len(s.ExcludedNodes)-len(excluded)))
+		}
+		if cs := classSummary(s.Nodes); cs != "" {
+			fmt.Fprintln(w, cs)
+		}
 	}
 	fmt.Fprintln(w)
 	if err := s.writeEvictions(w, o); err != nil {
@@ -82,55 +88,111 @@ func (s *Simulation) writeTable(w io.Writer, o TableOptions) error {
 	return nil
 }
 
-// nodeMatters: a node is listed in a large cluster's narrow table when it
-// is over- or underutilized by some strategy, cordoned, loses pods or gets
-// a soft-taint action, or (with a usage policy) its usage is unknown.
-func nodeMatters(n NodeOut, evictions int, o TableOptions) bool {
-	if evictions > 0 || n.Unschedulable || n.Taint != "" {
-		return true
-	}
-	if o.Usage && n.UsageState != "ok" {
-		return true
+// Ranks of a node in a large cluster's narrow table.
+const (
+	// rankAction: the node loses pods, gets a soft-taint action, is
+	// cordoned or (with a usage policy) its usage is unknown.
+	rankAction = iota
+	// rankClassified: some strategy classifies it over- or underutilized.
+	rankClassified
+	// rankIdle: nothing happens to it.
+	rankIdle
+)
+
+// narrowListed is how many nodes a large cluster's narrow table lists at
+// most: those with an action first, then the classified ones.
+const narrowListed = 60
+
+func nodeRank(n NodeOut, evictions int, o TableOptions) int {
+	if evictions > 0 || n.Unschedulable || n.Taint != "" || (o.Usage && n.UsageState != "ok") {
+		return rankAction
 	}
 	for _, c := range n.Classifications {
 		if c == "overutilized" || c == "underutilized" {
-			return true
+			return rankClassified
 		}
 	}
-	return false
+	return rankIdle
 }
 
-func splitNodes(nodes []NodeOut, evicted map[string]int, o TableOptions) (shown, hidden []NodeOut) {
+// splitNodes picks the nodes that matter most (by rank; among those with an
+// action, tainted ones and those losing the most pods first), at most
+// narrowListed, and returns them in name order with the rank counts
+// of the rest.
+func splitNodes(nodes []NodeOut, evicted map[string]int, o TableOptions) (shown []NodeOut, hidden [3]int) {
+	ranked := make([][]NodeOut, 3)
 	for _, n := range nodes {
-		if nodeMatters(n, evicted[n.Name], o) {
+		r := nodeRank(n, evicted[n.Name], o)
+		ranked[r] = append(ranked[r], n)
+	}
+	// Among the nodes with an action, tainted nodes (hot by usage) and those
+	// losing the most pods come first.
+	weight := func(n NodeOut) int {
+		w := evicted[n.Name]
+		if n.Taint != "" {
+			w += 1 << 20
+		}
+		return w
+	}
+	sort.SliceStable(ranked[rankAction], func(i, j int) bool {
+		return weight(ranked[rankAction][i]) > weight(ranked[rankAction][j])
+	})
+	for r, group := range ranked {
+		for _, n := range group {
+			if r == rankIdle || len(shown) == narrowListed {
+				hidden[r]++
+				continue
+			}
 			shown = append(shown, n)
-		} else {
-			hidden = append(hidden, n)
 		}
 	}
+	sort.SliceStable(shown, func(i, j int) bool { return shown[i].Name < shown[j].Name })
 	return shown, hidden
 }
 
-// hiddenSummary is the one line that stands for the nodes left out.
-func hiddenSummary(hidden []NodeOut, excluded int) string {
-	byClass := map[string]int{}
-	for _, n := range hidden {
-		byClass[n.Classification]++
-	}
-	classes := make([]string, 0, len(byClass))
-	for c := range byClass {
-		classes = append(classes, c)
-	}
-	sort.Strings(classes)
-	parts := make([]string, 0, len(classes)+1)
-	for _, c := range classes {
-		parts = append(parts, fmt.Sprintf("%d %s", byClass[c], c))
+// hiddenSummary is the line that stands for the nodes left out.
+func hiddenSummary(hidden [3]int, excluded int) string {
+	var parts []string
+	for r, what := range []string{"with planned evictions, taint actions, cordoned or unknown usage",
+		"over- or underutilized", "with nothing to do"} {
+		if hidden[r] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", hidden[r], what))
+		}
 	}
 	if excluded > 0 {
 		parts = append(parts, fmt.Sprintf("%d outside the policy's nodeSelector", excluded))
 	}
-	return fmt.Sprintf("... and %d more nodes with nothing to do (%s); --all-nodes lists them",
-		len(hidden)+excluded, strings.Join(parts, ", "))
+	total := hidden[0] + hidden[1] + hidden[2] + excluded
+	return strings.Join(wrap(fmt.Sprintf("... and %d more nodes: %s; --all-nodes lists them", total,
+		strings.Join(parts, ", ")), tableWidth), "\n  ")
+}
+
+// classSummary counts the nodes per class and strategy, e.g.
+// "LowNodeUtilization: 12 overutilized, 400 underutilized, 88 appropriate".
+func classSummary(nodes []NodeOut) string {
+	counts := map[string]map[string]int{}
+	for _, n := range nodes {
+		for strat, c := range n.Classifications {
+			if counts[strat] == nil {
+				counts[strat] = map[string]int{}
+			}
+			counts[strat][c]++
+		}
+	}
+	strats := make([]string, 0, len(counts))
+	for st := range counts {
+		strats = append(strats, st)
+	}
+	sort.Strings(strats)
+	var lines []string
+	for _, st := range strats {
+		parts := make([]string, 0, len(counts[st]))
+		for _, c := range byCount(counts[st]) {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[st][c], c))
+		}
+		lines = append(lines, wrap(st+": "+strings.Join(parts, ", "), tableWidth)...)
+	}
+	return strings.Join(lines, "\n")
 }
 
 func evictionsPerNode(evs []EvictionOut) map[string]int {

@@ -75,7 +75,8 @@ func TestNarrowTableListsTheNodesThatMatter(t *testing.T) {
 
 	out := table(t, s)
 	for _, want := range []string{"node-000", "node-001", "node-002   Ready,SchedulingDisabled", "node-dead  NotReady",
-		"... and 98 more nodes with nothing to do (97 appropriate, 1 outside the policy's nodeSelector); --all-nodes lists them",
+		"... and 98 more nodes: 97 with nothing to do, 1 outside the policy's nodeSelector; --all-nodes lists them",
+		"LowNodeUtilization: 98 appropriate, 1 overutilized, 1 underutilized",
 		"1 eviction planned: LowNodeUtilization 1"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
@@ -99,6 +100,31 @@ func TestNarrowTableListsTheNodesThatMatter(t *testing.T) {
 		if !strings.Contains(wide, want) {
 			t.Errorf("wide table lacks %q", want)
 		}
+	}
+}
+
+// A large cluster where most nodes matter lists at most narrowListed of
+// them, those with an action first.
+func TestNarrowTableCapsTheListedNodes(t *testing.T) {
+	// 500 nodes, all underutilized; the 100 odd-numbered ones lose a pod.
+	s := &Simulation{}
+	for i := range 500 {
+		name := fmt.Sprintf("node-%03d", i)
+		s.Nodes = append(s.Nodes, node(name, "underutilized", 10))
+		if i%5 == 1 {
+			s.Evictions = append(s.Evictions, EvictionOut{Pod: "a/p" + name, Node: name, Strategy: "S", Result: "dry_run"})
+		}
+	}
+	out := table(t, s)
+	rows := strings.Count(out, "\nnode-")
+	if rows != narrowListed {
+		t.Errorf("listed %d nodes, want %d:\n%s", rows, narrowListed, out)
+	}
+	// 60 of the 100 losing pods are listed: 40 more with actions, 400
+	// classified underutilized.
+	want := "... and 440 more nodes: 40 with planned evictions, taint actions, cordoned or unknown usage, 400 over- or"
+	if !strings.Contains(out, want) || strings.Contains(out, "node-000 ") {
+		t.Errorf("want the nodes with evictions first and %q:\n%s", want, out)
 	}
 }
 

@@ -5,7 +5,7 @@
 //
 // Metrics defined here:
 //   - descheduler_pods_evicted_total{strategy,profile,result}: attempted
-//     evictions by outcome (success|blocked_by_pdb|error|dry_run);
+//     evictions by outcome (success|blocked_by_pdb|throttled|error|dry_run);
 //   - descheduler_cycle_duration_seconds: histogram of whole cycles
 //     (snapshot, planning and evictions);
 //   - descheduler_cycles_total{result}: cycles by outcome (success|error);
@@ -68,7 +68,7 @@ func New(reg prometheus.Registerer, version string) (*Metrics, error) {
 	m := &Metrics{
 		podsEvicted: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "descheduler_pods_evicted_total",
-			Help: "Attempted evictions by strategy, profile and result (success, blocked_by_pdb, error, dry_run).",
+			Help: "Attempted evictions by strategy, profile and result (success, blocked_by_pdb, throttled, error, dry_run).",
 		}, []string{"strategy", "profile", "result"}),
 		cycleDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "descheduler_cycle_duration_seconds",

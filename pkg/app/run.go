@@ -30,6 +30,10 @@ type RunOptions struct {
 	QPS                  float32
 	Burst                int
 	EvictionTimeout      time.Duration
+	// OneShotTimeout bounds a whole one-shot run (interval 0); 0: unbounded.
+	OneShotTimeout time.Duration
+	// CacheSyncTimeout bounds the first informer sync; 0: unbounded.
+	CacheSyncTimeout time.Duration
 	// HistoryConfigMap names the ConfigMap (in the leader election
 	// namespace) that keeps the eviction history; "" keeps it in memory.
 	HistoryConfigMap string
@@ -49,6 +53,10 @@ func (o *RunOptions) AddFlags(cmd *cobra.Command) {
 	fs.Float32Var(&o.QPS, "client-connection-qps", 50, "QPS of the API client")
 	fs.IntVar(&o.Burst, "client-connection-burst", 100, "burst of the API client")
 	fs.DurationVar(&o.EvictionTimeout, "eviction-timeout", 10*time.Second, "deadline of one eviction API call")
+	fs.DurationVar(&o.OneShotTimeout, "one-shot-timeout", DefaultOneShotTimeout,
+		"with --descheduling-interval 0: give up and exit non-zero when the run has not finished within this time; 0 waits forever")
+	fs.DurationVar(&o.CacheSyncTimeout, "cache-sync-timeout", DefaultCacheSyncTimeout,
+		"give up and exit non-zero when the informer caches have not synced within this time (API server unreachable); 0 waits forever")
 	fs.StringVar(&o.HistoryConfigMap, "history-configmap", descheduler.DefaultHistoryConfigMap,
 		"ConfigMap in the leader-election namespace that keeps the eviction history across restarts; empty keeps it in memory")
 	o.LeaderElection.AddFlags(fs)
@@ -63,6 +71,12 @@ func (o *RunOptions) Validate() error {
 	if o.DeschedulingInterval < 0 {
 		return fmt.Errorf("--descheduling-interval must not be negative")
 	}
+	if o.OneShotTimeout < 0 {
+		return fmt.Errorf("--one-shot-timeout must not be negative")
+	}
+	if o.CacheSyncTimeout < 0 {
+		return fmt.Errorf("--cache-sync-timeout must not be negative")
+	}
 	if o.Server.Port < 0 || o.Server.Port > 65535 {
 		return fmt.Errorf("--port %d is not a TCP port (0 disables the server)", o.Server.Port)
 	}
@@ -72,11 +86,19 @@ func (o *RunOptions) Validate() error {
 // runDescheduler runs the live descheduler until its cycles are done (one
 // with --descheduling-interval 0) or ctx ends (SIGTERM), which is a clean
 // exit: the in-flight eviction call is abandoned, the lease released and
-// queued Events written.
-func runDescheduler(ctx context.Context, o *RunOptions) error {
+// queued Events written. A one-shot run that has not finished within
+// --one-shot-timeout ends the same way but returns an error.
+func runDescheduler(parent context.Context, o *RunOptions) error {
 	if err := o.Validate(); err != nil {
 		return err
 	}
+	ctx, cancel := oneShotContext(parent, o)
+	defer cancel()
+	return oneShotResult(ctx, o, runLive(ctx, o))
+}
+
+// runLive is runDescheduler after the flags are checked.
+func runLive(ctx context.Context, o *RunOptions) error {
 	policy, reg, err := loadPolicy(o.PolicyConfigFile)
 	if err != nil {
 		return err
@@ -124,7 +146,7 @@ func runDescheduler(ctx context.Context, o *RunOptions) error {
 	ictx, stopInformers := context.WithCancel(ctx)
 	factory.Start(ictx.Done())
 	defer func() { stopInformers(); factory.Shutdown() }()
-	if err := src.WaitForSync(ctx); err != nil {
+	if err := syncInformers(ctx, src, o.CacheSyncTimeout, cfg.Host); err != nil {
 		if ctx.Err() != nil {
 			return nil // shut down while starting
 		}

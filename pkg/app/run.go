@@ -198,6 +198,9 @@ func runCycles(ctx context.Context, o *RunOptions, cfg *rest.Config, r *deschedu
 	if err != nil {
 		return err
 	}
+	if err := ensureLease(ctx, leaseClient.CoordinationV1(), o.LeaderElection.Namespace(), o.LeaderElection.ResourceName); err != nil {
+		return err
+	}
 	le := &leaderLoop{Lock: lock, LeaseDuration: o.LeaderElection.LeaseDuration,
 		RenewDeadline: o.LeaderElection.RenewDeadline, RetryPeriod: o.LeaderElection.RetryPeriod, OnLeading: m.SetLeader}
 	return le.Run(ctx, func(ctx context.Context) error { return r.Run(ctx, o.DeschedulingInterval) })

@@ -46,6 +46,12 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- default .Release.Namespace .Values.leaderElection.resourceNamespace }}
 {{- end }}
 
+{{/* Where the binary keeps its history ConfigMap: the lease namespace with
+leader election, else its own (POD_NAMESPACE). */}}
+{{- define "usage-descheduler.stateNamespace" -}}
+{{- if include "usage-descheduler.leaderElect" . }}{{ include "usage-descheduler.leaseNamespace" . }}{{ else }}{{ .Release.Namespace }}{{ end }}
+{{- end }}
+
 {{/* Fails rendering on values that cannot work. */}}
 {{- define "usage-descheduler.validate" -}}
 {{- if not (has .Values.kind (list "Deployment" "CronJob" "Job")) }}
@@ -66,6 +72,7 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- define "usage-descheduler.args" -}}
 - --policy-config-file=/policy-dir/policy.yaml
 - --port={{ .Values.port }}
+- --history-configmap={{ .Values.historyConfigMap }}
 {{- if eq .Values.kind "Deployment" }}
 - --descheduling-interval={{ .Values.deschedulingInterval }}
 {{- end }}
@@ -195,11 +202,8 @@ spec:
   {{- end }}
 {{- end }}
 
-{{/* Lease rules: create (unrestricted by name), get/update by name. */}}
+{{/* Lease rules: get/update by name only; the chart pre-creates the Lease. */}}
 {{- define "usage-descheduler.leaseRules" -}}
-- apiGroups: ["coordination.k8s.io"]
-  resources: ["leases"]
-  verbs: ["create"]
 - apiGroups: ["coordination.k8s.io"]
   resources: ["leases"]
   resourceNames: [{{ .Values.leaderElection.resourceName | quote }}]

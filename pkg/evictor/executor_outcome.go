@@ -71,15 +71,15 @@ func (l *LiveExecutor) confirm(ctx context.Context, ev Eviction, callErr error) 
 	cur, err := l.client.CoreV1().Pods(pod.Namespace).Get(getCtx, pod.Name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
-		logEviction(logger.V(1), "Evicted pod (no answer, the pod is gone)", ev, "callError", callErr.Error())
+		logEviction(logger.V(1), "Evicted pod", ev, "unanswered", "pod gone", "callError", callErr.Error())
 		return ResultSuccess, nil
 	case err != nil:
 		return ResultError, fmt.Errorf("evicting pod %s: %w (reading the pod afterwards: %v)", klog.KObj(pod), callErr, err)
 	case cur.UID != pod.UID:
-		logEviction(logger.V(1), "Evicted pod (no answer, the pod was replaced)", ev, "callError", callErr.Error())
+		logEviction(logger.V(1), "Evicted pod", ev, "unanswered", "pod replaced", "callError", callErr.Error())
 		return ResultSuccess, nil
 	case cur.DeletionTimestamp != nil:
-		logEviction(logger.V(1), "Evicted pod (no answer, the pod is terminating)", ev, "callError", callErr.Error())
+		logEviction(logger.V(1), "Evicted pod", ev, "unanswered", "pod terminating", "callError", callErr.Error())
 		return ResultSuccess, nil
 	}
 	return ResultError, fmt.Errorf("evicting pod %s: %w", klog.KObj(pod), callErr)

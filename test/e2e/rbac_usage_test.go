@@ -55,7 +55,10 @@ func TestManifestRBACSoftTaintAndMetrics(t *testing.T) {
 	}
 	assertNoForbidden(t, "the ServiceAccount's usage run", u.log())
 	cm, err := tc.client.CoreV1().ConfigMaps(deployNamespace).Get(tc.ctx, "descheduler-history", metav1.GetOptions{})
-	if err != nil || !strings.Contains(cm.Data["history.json"], gone[0]) {
-		t.Errorf("history ConfigMap: %v, %v; want the eviction of %s recorded in history.json", cm.Data, err, gone[0])
+	if err != nil {
+		t.Fatalf("reading the history ConfigMap: %v", err)
+	}
+	if !strings.Contains(cm.Data["history.json"], gone[0]) {
+		t.Errorf("history ConfigMap data %v, want the eviction of %s recorded in history.json", cm.Data, gone[0])
 	}
 }

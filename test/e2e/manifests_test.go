@@ -188,11 +188,12 @@ func TestManifestsServerDryRun(t *testing.T) {
 	t.Run("helm with every option", func(t *testing.T) {
 		// The ServiceMonitor needs the prometheus-operator CRDs, which this
 		// cluster does not have; everything else of the values file is on,
-		// including the Lease Role in its own namespace.
+		// including the Role, Lease and history ConfigMap in the lease
+		// namespace (where the binary keeps its state).
 		file := d.helmTemplate(t, t.TempDir(), "-f", d.path("deploy/helm/usage-descheduler/ci/all-options-values.yaml"),
 			"--set", "serviceMonitor.enabled=false")
 		createNamespace(t, allOptionsLeaseNamespace)
-		d.serverDryRun(t, "role.rbac.authorization.k8s.io/"+deployName+"-lease", "-f", file)
+		d.serverDryRun(t, "configmap/usage-descheduler-history", "-f", file)
 	})
 
 	apps := suite.cluster.Client.AppsV1()

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -164,5 +166,45 @@ func TestSyncInformersShutdown(t *testing.T) {
 	err = syncInformers(ctx, src, time.Minute, "http://127.0.0.1:1")
 	if err == nil || errors.Is(err, errCacheSyncTimeout) || !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want a context.Canceled error that is not a sync timeout", err)
+	}
+}
+
+// TestRunUnreachableAPIServer runs the root command, one-shot, against a
+// closed port: it returns within the bounds with the flag's message instead
+// of retrying forever.
+func TestRunUnreachableAPIServer(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close()
+	dir := t.TempDir()
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	data := "apiVersion: v1\nkind: Config\nclusters:\n- name: dead\n  cluster: {server: \"http://" + addr + "\"}\n" +
+		"contexts:\n- name: dead\n  context: {cluster: dead}\ncurrent-context: dead\n"
+	if err := os.WriteFile(kubeconfig, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	policy := filepath.Join("..", "..", "deploy", "examples", "policy.yaml")
+	for _, tc := range []struct {
+		name  string
+		flags []string
+		want  string
+	}{
+		{"cache sync bound", []string{"--cache-sync-timeout", "300ms"}, "no sync within 300ms (--cache-sync-timeout)"},
+		{"one-shot bound", []string{"--cache-sync-timeout", "0", "--one-shot-timeout", "400ms"}, "did not finish within 400ms (--one-shot-timeout)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			_, err := run(t, append([]string{"--policy-config-file", policy, "--kubeconfig", kubeconfig,
+				"--descheduling-interval", "0", "--port", "0"}, tc.flags...)...)
+			if elapsed := time.Since(start); elapsed > 5*time.Second {
+				t.Errorf("run took %s, want about its bound", elapsed)
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want one naming %s", err, tc.want)
+			}
+		})
 	}
 }

@@ -17,6 +17,13 @@
 // Prune removes the series of deleted nodes and pods. Time is always passed
 // in (now), never read from the system clock.
 //
+// Pod series are keyed by namespace and name because that is all
+// metrics-server's PodMetrics and Prometheus' namespace/pod labels carry:
+// a pod recreated under the same name (a StatefulSet pod) continues its
+// predecessor's series here. Whoever judges a pod reads only the samples
+// taken since its creation (snapshot.Snapshot.PodSamplesOf), so the
+// predecessor's samples are never counted for it.
+//
 // # Window and freshness
 //
 // The window at time now is the closed interval [now − Window, now];

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/usage-descheduler/descheduler/pkg/progress"
 	"github.com/usage-descheduler/descheduler/pkg/scenario"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 )
@@ -20,6 +21,10 @@ type GenerateOptions struct {
 	Now string
 	// Output is the file written; "-" is standard output.
 	Output string
+	// Quiet turns off progress output.
+	Quiet bool
+	// progress shows the generation's progress (nil: none).
+	progress *progress.Reporter
 }
 
 // generateFlag returns the flag that sets a scenario.Params field, named
@@ -56,6 +61,7 @@ over the nodes, 1 piles them onto a few. The same flags always write the same fi
 Simulate it at the --now this command prints.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.progress = newProgress(cmd, o.Quiet)
 			return runGenerate(o, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
@@ -71,6 +77,7 @@ Simulate it at the --now this command prints.`,
 	fs.DurationVar(&p.UsageWindow, "usage-window", scenario.DefaultUsageWindow, "how much usage history to generate")
 	fs.DurationVar(&p.SampleInterval, "sample-interval", scenario.DefaultSampleInterval, "time between usage samples")
 	fs.StringVarP(&o.Output, "output", "o", "", "file to write; - for standard output")
+	fs.BoolVarP(&o.Quiet, "quiet", "q", false, "no progress output on stderr")
 	_ = cmd.MarkFlagRequired("nodes")
 	_ = cmd.MarkFlagRequired("output")
 	return cmd
@@ -103,11 +110,17 @@ func runGenerate(o *GenerateOptions, out, errOut io.Writer) error {
 	if err := o.Validate(); err != nil {
 		return err
 	}
-	objs, err := scenario.Generate(o.Params)
+	// Five generation steps, then writing the file as the sixth.
+	task := o.progress.Start("generating cluster", scenario.GenerateStepCount+1, progress.Items)
+	objs, err := scenario.GenerateSteps(o.Params, func(k, _ int) { task.Set(int64(k)) })
 	if err != nil {
+		task.Done()
 		return err
 	}
-	if err := writeGenerated(o.Output, out, objs); err != nil {
+	err = writeGenerated(o.Output, out, objs)
+	task.Add(1)
+	task.Done()
+	if err != nil {
 		return err
 	}
 	if o.Output == "-" {

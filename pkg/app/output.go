@@ -1,14 +1,15 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"sort"
 	"strings"
-	"text/tabwriter"
+
+	"sigs.k8s.io/yaml"
 
 	"github.com/usage-descheduler/descheduler/pkg/descheduler"
 	"github.com/usage-descheduler/descheduler/pkg/explain"
@@ -22,6 +23,9 @@ type Simulation struct {
 	ExcludedNodes []ExcludedOut `json:"excludedNodes,omitempty"`
 	Warnings      []string      `json:"warnings,omitempty"`
 	Errors        []string      `json:"errors,omitempty"`
+
+	// table chooses the table's rows and columns (not part of the output).
+	table TableOptions
 }
 
 // The output's parts, shared with `simulate --cycles` (package explain).
@@ -54,51 +58,32 @@ func buildSimulation(ctx context.Context, reps []*descheduler.Report, in explain
 }
 
 // WriteJSON writes the simulation as indented JSON.
-func (s *Simulation) WriteJSON(w io.Writer) error {
+func (s *Simulation) WriteJSON(w io.Writer) error { return writeJSON(w, s) }
+
+// writeJSON writes v as indented JSON without HTML escaping, so a reason
+// reads "> target", not "\u003e target".
+func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(s)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
 }
 
-// WriteTable writes a node table and an eviction table. The METRIC-USE%
-// column (upstream's MetricResource) is shown only when some node has it.
-func (s *Simulation) WriteTable(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	metric := slices.ContainsFunc(s.Nodes, func(n NodeOut) bool { return n.Usage != nil && n.Usage.MetricResource != nil })
-	header := "NODE\tCLASS\tCPU%\tMEMORY%\tPODS%\tPODS\tCPU-USE%\tMEM-USE%\t"
-	if metric {
-		header += "METRIC-USE%\t"
+// writeYAML writes v as YAML with the same field names as its JSON
+// (sigs.k8s.io/yaml converts the JSON encoding, so the two never drift).
+func writeYAML(w io.Writer, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
 	}
-	fmt.Fprintln(tw, header+"USAGE\tTAINT\tBY STRATEGY\tHYSTERESIS")
-	for _, n := range s.Nodes {
-		var u UsageOut
-		if n.Usage != nil {
-			u = *n.Usage
-		}
-		taint := n.Taint
-		if taint == "" {
-			taint = "-"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.1f\t%.1f\t%d\t%s\t%s\t", n.Name, n.Classification,
-			n.Requests["cpu"], n.Requests["memory"], n.Requests["pods"], n.Pods, pct(u.CPU), pct(u.Memory))
-		if metric {
-			fmt.Fprintf(tw, "%s\t", pct(u.MetricResource))
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", n.UsageState, taint, joinClasses(n.Classifications), hysteresisColumn(n))
+	out, err := yaml.JSONToYAML(buf.Bytes())
+	if err != nil {
+		return fmt.Errorf("converting the output to YAML: %w", err)
 	}
-	for _, ex := range s.ExcludedNodes {
-		fmt.Fprintf(tw, "%s\texcluded\t-\t-\t-\t-\t-\t-\t-\t-\t%s\t-\n", ex.Name, ex.Reason)
-	}
-	fmt.Fprintln(tw)
-	fmt.Fprintln(tw, "POD\tNODE\tSTRATEGY\tPROFILE\tRESULT\tREASON")
-	for _, e := range s.Evictions {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.Pod, e.Node, e.Strategy, e.Profile, e.Result, e.Reason)
-	}
-	fmt.Fprintf(tw, "\n%d evictions planned\n", len(s.Evictions))
-	for _, e := range s.Errors {
-		fmt.Fprintf(tw, "error: %s\n", e)
-	}
-	return tw.Flush()
+	_, err = w.Write(out)
+	return err
 }
 
 // pct formats a known percentage, "-" for an unknown one.

@@ -3,11 +3,13 @@ package app
 import (
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/klog/v2"
 
+	"github.com/usage-descheduler/descheduler/pkg/api"
 	"github.com/usage-descheduler/descheduler/pkg/descheduler"
 	"github.com/usage-descheduler/descheduler/pkg/evictor"
 	"github.com/usage-descheduler/descheduler/pkg/explain"
@@ -29,6 +31,12 @@ type SimulateOptions struct {
 	// Noise is in percent.
 	Noise  float64
 	Report string
+	// AllNodes lists every node in the narrow table.
+	AllNodes bool
+	// AllowEmpty accepts a snapshot without nodes.
+	AllowEmpty bool
+	// Quiet turns off progress output.
+	Quiet bool
 }
 
 func newSimulateCommand() *cobra.Command {
@@ -45,7 +53,10 @@ func newSimulateCommand() *cobra.Command {
 	fs.StringVar(&o.Policy, "policy", "", "policy file (v1alpha2 or v1alpha1)")
 	fs.StringArrayVar(&o.Snapshots, "snapshot", nil, "snapshot file or directory (kubectl get -o yaml output); - for stdin; repeatable")
 	fs.StringVar(&o.Now, "now", "", "the cycle's clock as RFC3339 (default: the time the command runs)")
-	fs.StringVarP(&o.Output, "output", "o", "table", "output format: table or json")
+	fs.StringVarP(&o.Output, "output", "o", "table", "output format: table (fits 120 columns), wide (every column and node), json or yaml")
+	fs.BoolVar(&o.AllNodes, "all-nodes", false, "list every node in the table (by default a large cluster's table lists the nodes that matter and summarises the rest)")
+	fs.BoolVar(&o.AllowEmpty, "allow-empty", false, "simulate a snapshot that has no nodes instead of failing")
+	fs.BoolVarP(&o.Quiet, "quiet", "q", false, "no progress output on stderr")
 	fs.StringVar(&o.History, "history", "", "eviction history file (the JSON the descheduler keeps in its history ConfigMap under history.json) so cooldowns and hysteresis apply")
 	fs.IntVar(&o.Cycles, "cycles", 0, "simulate this many cycles over time: evicted pods are re-created and placed by a kube-scheduler model, usage follows them (0: one dry-run cycle, the plan)")
 	fs.DurationVar(&o.Interval, "interval", 5*time.Minute, "with --cycles: simulated time between cycles")
@@ -58,8 +69,8 @@ func newSimulateCommand() *cobra.Command {
 }
 
 func runSimulate(cmd *cobra.Command, o *SimulateOptions) error {
-	if o.Output != "table" && o.Output != "json" {
-		return fmt.Errorf("--output must be table or json, not %q", o.Output)
+	if !slices.Contains(outputFormats, o.Output) {
+		return fmt.Errorf("--output must be one of %s, not %q", strings.Join(outputFormats, ", "), o.Output)
 	}
 	if err := o.validateCycles(cmd); err != nil {
 		return err
@@ -76,12 +87,18 @@ func runSimulate(cmd *cobra.Command, o *SimulateOptions) error {
 	if err != nil {
 		return err
 	}
-	objs, warnings, err := snapshot.LoadFiles(o.Snapshots, cmd.InOrStdin())
+	objs, warnings, err := loadSnapshots(cmd, o.Snapshots, o.Quiet)
 	if err != nil {
 		return err
 	}
+	if !o.AllowEmpty {
+		if err := snapshot.CheckNotEmpty(objs); err != nil {
+			return err
+		}
+	}
+	warnings = append(warnings, snapshot.Check(objs, now)...)
 	for _, w := range warnings {
-		klog.FromContext(cmd.Context()).Info("Snapshot warning", "warning", w)
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", w)
 	}
 	sel, err := nodeSelector(policy)
 	if err != nil {
@@ -106,6 +123,7 @@ func runSimulate(cmd *cobra.Command, o *SimulateOptions) error {
 	out := buildSimulation(cmd.Context(), []*descheduler.Report{rep},
 		explain.Input{Snapshot: snap, Profiles: profiles, Usage: usage.Compute(snap, win), Measures: measures})
 	out.Warnings = warnings
+	out.table = TableOptions{Wide: o.Output == "wide", AllNodes: o.AllNodes, Usage: policyUsesUsage(policy)}
 	if err := writeSimulation(cmd.OutOrStdout(), o.Output, out); err != nil {
 		return err
 	}
@@ -123,9 +141,26 @@ func parseNow(s string) (time.Time, error) {
 	return t, nil
 }
 
+// outputFormats are the values of simulate's --output.
+var outputFormats = []string{"table", "wide", "json", "yaml"}
+
 func writeSimulation(w io.Writer, format string, out *Simulation) error {
-	if format == "json" {
+	switch format {
+	case "json":
 		return out.WriteJSON(w)
+	case "yaml":
+		return writeYAML(w, out)
 	}
 	return out.WriteTable(w)
+}
+
+// policyUsesUsage reports whether some enabled utilization plugin reads a
+// metrics source, so the tables show usage.
+func policyUsesUsage(policy *api.DeschedulerPolicy) bool {
+	for _, pm := range enabledMetrics(policy) {
+		if usesMetrics(pm.Config.Source) {
+			return true
+		}
+	}
+	return false
 }

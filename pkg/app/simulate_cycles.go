@@ -1,7 +1,6 @@
 package app
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -12,9 +11,11 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 
 	"github.com/usage-descheduler/descheduler/pkg/api"
 	"github.com/usage-descheduler/descheduler/pkg/descheduler"
+	"github.com/usage-descheduler/descheduler/pkg/progress"
 	"github.com/usage-descheduler/descheduler/pkg/simulator"
 	"github.com/usage-descheduler/descheduler/pkg/simulator/report"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
@@ -67,10 +68,17 @@ func runSimulateCycles(cmd *cobra.Command, o *SimulateOptions, in simulationInpu
 	target, cooldown := simulationTarget(in.policy)
 	cfg := simulator.Config{Profiles: in.profiles, Limits: descheduler.LimitsFromPolicy(in.policy),
 		NodeSelector: in.selector, Cycles: o.Cycles, Interval: o.Interval, Seed: o.Seed, Noise: o.Noise / 100,
-		Usage: simulatedUsage(in.policy), History: in.history, Target: target, RepeatCooldown: cooldown}
+		Usage: simulatedUsage(in.policy), History: in.history, Target: target, RepeatCooldown: cooldown,
+		Wall: clock.RealClock{}}
+	task := newProgress(cmd, o.Quiet).Start("simulating cycles", int64(o.Cycles), progress.Items)
+	cfg.OnCycle = func(int) { task.Add(1) }
 	res, err := simulator.Run(cmd.Context(), in.objs, in.now, cfg)
+	task.Done()
 	if err != nil {
 		return fmt.Errorf("simulating: %w", err)
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", w)
 	}
 	res.Warnings = append(in.warnings, res.Warnings...)
 	if o.Report != "" {
@@ -79,10 +87,11 @@ func runSimulateCycles(cmd *cobra.Command, o *SimulateOptions, in simulationInpu
 		}
 		klog.FromContext(cmd.Context()).Info("Wrote the simulation report", "file", o.Report)
 	}
-	if o.Output == "json" {
-		enc := json.NewEncoder(cmd.OutOrStdout())
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+	switch o.Output {
+	case "json":
+		return writeJSON(cmd.OutOrStdout(), res)
+	case "yaml":
+		return writeYAML(cmd.OutOrStdout(), res)
 	}
 	return writeCyclesTable(cmd.OutOrStdout(), res)
 }
@@ -127,7 +136,8 @@ func writeSummary(w io.Writer, s simulator.Summary) {
 	}
 	fmt.Fprintf(w, "pods left pending: %d\n", s.PodsLeftPending)
 	if len(s.EvictionsPerWorkload) > 0 {
-		fmt.Fprintf(w, "evictions per workload: %s\n", topWorkloads(s.EvictionsPerWorkload, 10))
+		line := "evictions per workload: " + topWorkloads(s.EvictionsPerWorkload, 10)
+		fmt.Fprintln(w, strings.Join(wrap(line, tableWidth), "\n  "))
 	}
 }
 

@@ -124,7 +124,7 @@ func TestSimulateRejectsBadInput(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "snap.yaml") {
 		t.Errorf("want an error naming the file, got %v", err)
 	}
-	_, err = run(t, "simulate", "--policy", filepath.Join("..", "..", "deploy", "examples", "policy.yaml"), "--snapshot", snap, "-o", "yaml")
+	_, err = run(t, "simulate", "--policy", filepath.Join("..", "..", "deploy", "examples", "policy.yaml"), "--snapshot", snap, "-o", "xml")
 	if err == nil {
 		t.Error("want an error for an unknown output format")
 	}

@@ -20,6 +20,7 @@ import (
 	promcollector "github.com/usage-descheduler/descheduler/collectors/prometheus"
 	"github.com/usage-descheduler/descheduler/collectors/window"
 	"github.com/usage-descheduler/descheduler/pkg/api"
+	"github.com/usage-descheduler/descheduler/pkg/progress"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 )
 
@@ -35,6 +36,8 @@ type SnapshotOptions struct {
 	// Policy, when set, picks the usage source: Prometheus (its provider
 	// and queries) if an enabled plugin uses it, else metrics-server.
 	Policy string
+	// Quiet turns off progress output.
+	Quiet bool
 	// Duration is how long to collect samples; 0 takes one poll.
 	Duration time.Duration
 	// Interval is the time between polls (the Prometheus range step).
@@ -68,6 +71,7 @@ prints.`,
 	fs.DurationVar(&o.Duration, "duration", 5*time.Minute, "how long to collect usage samples; 0 takes one poll")
 	fs.DurationVar(&o.Interval, "interval", 15*time.Second, "time between polls")
 	fs.StringVarP(&o.Output, "output", "o", "", "file to write; - for standard output")
+	fs.BoolVarP(&o.Quiet, "quiet", "q", false, "no progress output on stderr")
 	_ = cmd.MarkFlagRequired("output")
 	return cmd
 }
@@ -100,6 +104,7 @@ func runSnapshotCommand(cmd *cobra.Command, o *SnapshotOptions) error {
 	if deps.Metrics, err = metricsclientset.NewForConfig(cfg); err != nil {
 		return fmt.Errorf("building the metrics client: %w", err)
 	}
+	deps.Progress = newProgress(cmd, o.Quiet)
 	return takeSnapshot(cmd.Context(), o, deps, cmd.OutOrStdout(), cmd.ErrOrStderr())
 }
 
@@ -108,6 +113,8 @@ type snapshotDeps struct {
 	Kube    kubernetes.Interface
 	Metrics metricsclientset.Interface
 	Clock   clock.WithTicker
+	// Progress shows the polls done (nil: nothing).
+	Progress *progress.Reporter
 }
 
 // pollingCollector is a collector whose polls the caller drives.
@@ -148,7 +155,9 @@ func takeSnapshot(ctx context.Context, o *SnapshotOptions, deps snapshotDeps, ou
 	if backfill {
 		_ = c.PollOnce(ctx)
 	} else {
-		polls = pollFor(ctx, c, deps.Clock, o.Duration, o.Interval)
+		task := deps.Progress.Start("collecting usage samples (polls)", int64(o.Duration/o.Interval)+1, progress.Items)
+		polls = pollFor(ctx, c, deps.Clock, o.Duration, o.Interval, func() { task.Add(1) })
+		task.Done()
 	}
 	objs, err := src.Objects()
 	if err != nil {
@@ -237,9 +246,10 @@ func snapshotQueries(q *collectors.PrometheusQueries) collectors.PrometheusQueri
 }
 
 // pollFor polls at once and then on every tick of clk while the next poll
-// starts at most duration after the first, or until ctx ends. It returns
-// the number of polls; their errors are in the collector's Status.
-func pollFor(ctx context.Context, c pollingCollector, clk clock.WithTicker, duration, interval time.Duration) int {
+// starts at most duration after the first, or until ctx ends, calling
+// onPoll after each poll. It returns the number of polls; their errors are
+// in the collector's Status.
+func pollFor(ctx context.Context, c pollingCollector, clk clock.WithTicker, duration, interval time.Duration, onPoll func()) int {
 	ticker := clk.NewTicker(interval)
 	defer ticker.Stop()
 	start := clk.Now()
@@ -250,6 +260,7 @@ func pollFor(ctx context.Context, c pollingCollector, clk clock.WithTicker, dura
 			klog.FromContext(ctx).V(2).Info("Poll failed", "source", c.Name(), "err", err)
 		}
 		polls++
+		onPoll()
 		if pollStart.Sub(start)+interval > duration {
 			return polls
 		}

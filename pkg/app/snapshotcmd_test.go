@@ -257,7 +257,7 @@ func TestSnapshotRoundTripSimulate(t *testing.T) {
 	if n2.UsageState != "missing" || n2.Usage != nil || n2.UsageReason != "no samples in the last 1m0s" {
 		t.Errorf("n2: state %q usage %+v reason %q, want missing without usage", n2.UsageState, n2.Usage, n2.UsageReason)
 	}
-	table, err := run(t, "simulate", "--policy", policy, "--snapshot", path, "--now", "2026-01-01T12:00:30Z")
+	table, err := run(t, "simulate", "--policy", policy, "--snapshot", path, "--now", "2026-01-01T12:00:30Z", "-o", "wide")
 	if err != nil {
 		t.Fatalf("simulate table: %v", err)
 	}

@@ -172,7 +172,11 @@ func (r *run) execute(ctx context.Context, profile, strategy string, cands []fra
 	var done []*v1.Pod
 	// One WithoutPods per batch: it copies the node index, so calling it
 	// per eviction would cost O(evictions × nodes).
-	defer func() { r.working = r.working.WithoutPods(done...) }()
+	// The strategy is named so that its per-node limits count its own
+	// evictions when it plans again (snapshot.RemovedBy).
+	defer func() {
+		r.working = r.working.WithoutPodsBy(snapshot.Remover{Profile: profile, Strategy: strategy}, done...)
+	}()
 	for _, c := range cands {
 		if r.budget.TotalReached() {
 			klog.FromContext(ctx).V(2).Info("Total eviction limit reached; stopping the cycle")

@@ -27,6 +27,10 @@ type Runner struct {
 	NodeSelector labels.Selector
 	// Clock is the injected clock.
 	Clock clock.Clock
+	// Wall measures how long a cycle takes when Clock is simulated (the
+	// multi-cycle simulator); nil measures with Clock. With Wall set, the
+	// cycle log reports the simulated time and the wall duration apart.
+	Wall clock.PassiveClock
 	// Memory keeps eviction history, hysteresis state and soft taints
 	// between cycles; nil keeps nothing.
 	Memory *Memory
@@ -58,7 +62,11 @@ func (r *Runner) RunOnce(ctx context.Context) (*Report, error) {
 }
 
 func (r *Runner) runOnce(ctx context.Context) (*Report, error) {
-	started := r.Clock.Now()
+	wall := clock.PassiveClock(r.Clock)
+	if r.Wall != nil {
+		wall = r.Wall
+	}
+	started := wall.Now()
 	snap, err := r.Snapshot()
 	if err != nil {
 		return nil, err
@@ -68,8 +76,12 @@ func (r *Runner) runOnce(ctx context.Context) (*Report, error) {
 	r.Memory.beforeCycle(ctx, r, snap)
 	rep := r.Cycle.Run(ctx, snap)
 	r.Memory.afterCycle(ctx, r, snap, rep)
-	logger.Info("Cycle finished", "evicted", len(rep.Evicted()), "attempted", len(rep.Records),
-		"errors", len(rep.Errors), "duration", r.Clock.Since(started))
+	kv := []any{"evicted", len(rep.Evicted()), "attempted", len(rep.Records), "errors", len(rep.Errors),
+		"duration", wall.Since(started)}
+	if r.Wall != nil {
+		kv = append(kv, "simulatedTime", snap.Now)
+	}
+	logger.Info("Cycle finished", kv...)
 	return rep, rep.Err()
 }
 

@@ -5,9 +5,7 @@ import (
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
 	"github.com/usage-descheduler/descheduler/pkg/predicates"
@@ -16,17 +14,18 @@ import (
 )
 
 // nodeFit answers "does this pod fit at least one other node" for one
-// snapshot, caching per template group.
+// snapshot, caching per scheduling template.
 //
 // Cache key reasoning. Whether a pod fits a node it is NOT running on
-// depends only on its scheduling template (nodeSelector, required node
-// affinity, tolerations, requests, labels and required anti-affinity) and
-// on the node; the pod's identity matters only on its own node, which
-// nodeFit never considers. Pods with the same controller owner share that
-// template, except for cpu/memory requests (a VerticalPodAutoscaler sets
-// them per pod) and DaemonSet pods (each pinned to its node by affinity).
-// So the group key is (controller UID, milli-CPU, memory bytes, and the
-// pod's node only for DaemonSet pods).
+// depends only on the node and on the pod's scheduling template: the
+// fields templateKey encodes (requests, namespace, nodeSelector, affinity,
+// tolerations, topology spread, and labels when some pod on a target has
+// required anti-affinity); the pod's identity matters only on its own
+// node, which nodeFit never considers. The key is the template itself, not
+// the controller: a StatefulSet mid-rollout runs two templates, a webhook
+// or a VerticalPodAutoscaler mutates pods one by one, and pods of one owner
+// may carry different nodeSelectors, while pods of different owners with
+// one template share an entry.
 //
 // Per group, the first pod scans the target nodes in name order, skipping
 // its own node, and stops after two fitting nodes. Two are enough: any
@@ -43,15 +42,15 @@ type nodeFit struct {
 	nodeSel labels.Selector // nil: every considered node
 	targets []*snapshot.NodeInfo
 	maxFree resources.List // per resource, the most any schedulable target has free (no Scalar)
-	groups  map[fitKey]*fitEntry
-}
-
-// fitKey identifies pods that share a scheduling template.
-type fitKey struct {
-	owner    types.UID
-	node     string // DaemonSet pods only
-	milliCPU int64
-	memory   int64
+	// groups are keyed by templateKey.
+	groups map[string]*fitEntry
+	// labelsMatter: some non-terminal pod on a target has required pod
+	// anti-affinity, so a pod's labels decide where it fits. Found on the
+	// first key built (labelsKnown), as pods that ask more than any
+	// target has free need no key.
+	labelsMatter, labelsKnown bool
+	// keyBuf is templateKey's scratch space.
+	keyBuf []byte
 }
 
 // fitEntry is what is known about one group.
@@ -67,7 +66,7 @@ type fitEntry struct {
 }
 
 func newNodeFit(selector string, snap *snapshot.Snapshot) (*nodeFit, error) {
-	f := &nodeFit{snap: snap, groups: map[fitKey]*fitEntry{}}
+	f := &nodeFit{snap: snap, groups: map[string]*fitEntry{}}
 	if selector != "" {
 		sel, err := labels.Parse(selector)
 		if err != nil {
@@ -118,12 +117,13 @@ func (f *nodeFit) fitsOther(pod *v1.Pod) bool {
 	}
 	pl := &placement{pi: pi, affinity: nodeaffinity.GetRequiredNodeAffinity(pod)}
 	own := pod.Spec.NodeName
-	key, cacheable := groupKey(pl.pi)
-	if !cacheable {
+	key, err := templateKey(f.keyBuf[:0], pl.pi, f.withLabels())
+	f.keyBuf = key
+	if err != nil {
 		found, _ := f.scan(pl, own, 1)
 		return len(found) > 0
 	}
-	ent, ok := f.groups[key]
+	ent, ok := f.groups[string(key)]
 	if !ok {
 		found, complete := f.scan(pl, own, 2)
 		ent = &fitEntry{fits: found}
@@ -132,10 +132,27 @@ func (f *nodeFit) fitsOther(pod *v1.Pod) bool {
 				ent.unchecked = own
 			}
 		}
-		f.groups[key] = ent
+		f.groups[string(key)] = ent
 		return len(found) > 0
 	}
 	return f.answer(ent, pl, own)
+}
+
+// withLabels reports whether template keys include labels (labelsMatter),
+// scanning the targets' pods once.
+func (f *nodeFit) withLabels() bool {
+	if !f.labelsKnown {
+		f.labelsKnown = true
+		for _, ni := range f.targets {
+			for _, pi := range ni.Pods {
+				if !snapshot.IsTerminal(pi.Pod) && hasRequiredAntiAffinity(pi.Pod) {
+					f.labelsMatter = true
+					return true
+				}
+			}
+		}
+	}
+	return f.labelsMatter
 }
 
 // answer decides for a pod on node own from a group's entry, checking the
@@ -183,20 +200,6 @@ func (f *nodeFit) target(name string) (*snapshot.NodeInfo, bool) {
 		return nil, false
 	}
 	return ni, true
-}
-
-// groupKey returns the template group of a pod; pods without a controller
-// owner are not grouped.
-func groupKey(pi *snapshot.PodInfo) (fitKey, bool) {
-	ref := metav1.GetControllerOfNoCopy(pi.Pod)
-	if ref == nil {
-		return fitKey{}, false
-	}
-	k := fitKey{owner: ref.UID, milliCPU: pi.Requests.MilliCPU, memory: pi.Requests.Memory}
-	if ref.Kind == "DaemonSet" {
-		k.node = pi.Pod.Spec.NodeName
-	}
-	return k, true
 }
 
 // placement is a pod prepared for repeated node checks: its requests come

@@ -85,7 +85,7 @@ func TestPreEvictionFilter(t *testing.T) {
 		{name: "evictor nodeSelector keeps a fitting node", args: &DefaultEvictorArgs{NodeFit: true, NodeSelector: "pool=a"},
 			nodes: []*v1.Node{n1, builders.MakeNode("n2").Label("pool", "b").Obj(), builders.MakeNode("n3").Label("pool", "a").Obj()},
 			pod:   mover().Obj(), want: true},
-		{name: "bare pod (not cached) fits", nodes: []*v1.Node{n1, builders.MakeNode("n2").Obj()},
+		{name: "bare pod fits", nodes: []*v1.Node{n1, builders.MakeNode("n2").Obj()},
 			pod: builders.MakePod("default", "bare").Node("n1").Req("1", "1Gi").Obj(), want: true},
 		{name: "DaemonSet pod pinned to its node never fits elsewhere", nodes: []*v1.Node{n1, builders.MakeNode("n2").Obj()},
 			pod: builders.MakePod("default", "ds").Node("n1").OwnedBy("DaemonSet", "ds").Affinity(pinnedTo("n1")).Obj(), want: false},

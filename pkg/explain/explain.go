@@ -43,7 +43,8 @@ func Nodes(ctx context.Context, in Input) []Node {
 	classes, order := classify(ctx, snap, profiles)
 	out := make([]Node, 0, len(snap.Nodes()))
 	for _, ni := range snap.Nodes() {
-		n := Node{Name: ni.Name(), Classification: "unclassified", Requests: RequestPercents(ni), Pods: len(ni.Pods)}
+		n := Node{Name: ni.Name(), Classification: "unclassified", Requests: RequestPercents(ni), Pods: len(ni.Pods),
+			Unschedulable: ni.Unschedulable()}
 		setUsage(&n, in.Usage.Node(ni.Name()), in.Measures)
 		for _, strat := range order {
 			if c, ok := classes[strat][ni.Name()]; ok {

@@ -38,6 +38,9 @@ type Node struct {
 	Requests map[string]float64 `json:"requests"`
 	// Pods is the number of pods bound to the node.
 	Pods int `json:"pods"`
+	// Unschedulable: the node is cordoned (spec.unschedulable), so it is
+	// never a destination however empty it is.
+	Unschedulable bool `json:"unschedulable,omitempty"`
 	// Usage is the aggregated usage in percent; present when some of it is
 	// known, each figure only when its own series is fresh, so unknown
 	// usage never reads as zero.

@@ -42,24 +42,41 @@ type gen struct {
 // Equal Params give deeply equal Objects; the objects of one workload share
 // immutable parts (labels, owner references, containers, affinity,
 // tolerations), so DeepCopy a pod before modifying it.
-func Generate(p Params) (snapshot.Objects, error) {
+func Generate(p Params) (snapshot.Objects, error) { return GenerateSteps(p, nil) }
+
+// GenerateSteps is Generate calling step(k, GenerateStepCount) after each of
+// its steps (k from 1), e.g. to show progress; step may be nil.
+func GenerateSteps(p Params, step func(k, n int)) (snapshot.Objects, error) {
 	if errs := p.Validate(); len(errs) > 0 {
 		return snapshot.Objects{}, fmt.Errorf("invalid scenario parameters: %w", errs.ToAggregate())
+	}
+	done := func(k int) {
+		if step != nil {
+			step(k, GenerateStepCount)
+		}
 	}
 	g := newGen(p)
 	g.genWorkloads()
 	g.scaleRequests()
+	done(1)
 	if err := g.place(); err != nil {
 		return snapshot.Objects{}, err
 	}
 	g.indexByNode()
+	done(2)
 	g.plantSituations()
 	g.names = g.podNames()
+	done(3)
 	nodeSeries, podSeries := g.usage(newRand(p.Seed, streamUsage))
+	done(4)
 	objs := g.objects(newRand(p.Seed, streamPods))
 	objs.NodeMetrics, objs.PodMetrics = nodeSeries, podSeries
+	done(5)
 	return objs, nil
 }
+
+// GenerateStepCount is the number of steps GenerateSteps reports.
+const GenerateStepCount = 5
 
 func newGen(p Params) *gen {
 	g := &gen{p: p, types: instanceTypes(), budget: p.Nodes * p.PodsPerNode,

@@ -7,6 +7,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/clock"
 
 	"github.com/usage-descheduler/descheduler/collectors/window"
 	"github.com/usage-descheduler/descheduler/pkg/descheduler"
@@ -31,6 +32,12 @@ type Config struct {
 	Limits framework.Limits
 	// NodeSelector is the policy's nodeSelector (nil: every node).
 	NodeSelector labels.Selector
+	// OnCycle, when set, is called after cycle k (from 1) has run, e.g. to
+	// show progress.
+	OnCycle func(k int)
+	// Wall is the real clock that measures how long each simulated cycle
+	// takes (logged beside the simulated time); nil logs simulated time only.
+	Wall clock.PassiveClock
 	// Cycles is the number of cycles (>= 1) and Interval the time between
 	// them (> 0).
 	Cycles   int

@@ -50,6 +50,9 @@ func Run(ctx context.Context, objs snapshot.Objects, start time.Time, cfg Config
 		if err := s.cycle(ctx, k, start.Add(time.Duration(k-1)*cfg.Interval)); err != nil {
 			return nil, err
 		}
+		if cfg.OnCycle != nil {
+			cfg.OnCycle(k)
+		}
 	}
 	if err := s.end(ctx, start.Add(time.Duration(cfg.Cycles)*cfg.Interval)); err != nil {
 		return nil, err
@@ -74,6 +77,7 @@ func newSimulation(objs snapshot.Objects, start time.Time, cfg *Config) (*simula
 		Cycle:        &descheduler.Cycle{Profiles: cfg.Profiles, Limits: cfg.Limits, Executor: api, Clock: clk},
 		NodeSelector: cfg.NodeSelector,
 		Clock:        clk,
+		Wall:         cfg.Wall,
 		Memory:       &descheduler.Memory{State: state, Taints: newTaints(c, cfg.Profiles)},
 	}
 	res := &Result{Cycles: []Cycle{}, Evictions: []explain.Eviction{}, Warnings: warnings}

@@ -82,7 +82,7 @@ func newUsageModel(objs snapshot.Objects, start time.Time, cfg *Config) (*usageM
 	agg := cfg.Usage.Aggregate
 	for _, p := range objs.Pods {
 		if p.Spec.NodeName != "" && !snapshot.IsTerminal(p) {
-			u.pods[keyOf(p)] = initialPodLoad(p, objs.PodMetrics[keyOf(p)], start, agg)
+			u.pods[keyOf(p)] = initialPodLoad(p, snapshot.SamplesSinceCreation(objs.PodMetrics[keyOf(p)], p), start, agg)
 		}
 	}
 	for _, n := range objs.Nodes {

@@ -61,7 +61,19 @@ const stdinName = "stdin"
 // allocatable (see the package documentation), so DeepCopy an object before
 // changing it. managedFields are dropped.
 func LoadFiles(paths []string, stdin io.Reader) (Objects, []string, error) {
-	l := &loader{st: newState(), share: newSharer()}
+	return LoadFilesWith(paths, stdin, LoadOptions{})
+}
+
+// LoadOptions observe LoadFilesWith.
+type LoadOptions struct {
+	// OnRead, when set, is told how many bytes were read after every read
+	// of a snapshot file or stdin (for a progress display).
+	OnRead func(n int64)
+}
+
+// LoadFilesWith is LoadFiles with options.
+func LoadFilesWith(paths []string, stdin io.Reader, opts LoadOptions) (Objects, []string, error) {
+	l := &loader{st: newState(), share: newSharer(), onRead: opts.OnRead}
 	stdinUsed := false
 	for _, p := range paths {
 		if p == "-" {
@@ -72,7 +84,7 @@ func LoadFiles(paths []string, stdin io.Reader) (Objects, []string, error) {
 				return Objects{}, nil, errors.New(`"-" given but no stdin is available`)
 			}
 			stdinUsed = true
-			if err := l.loadStream(stdinName, stdin); err != nil {
+			if err := l.loadStream(stdinName, l.counted(stdin)); err != nil {
 				return Objects{}, nil, err
 			}
 			continue
@@ -90,6 +102,8 @@ type loader struct {
 	st *loadState
 	// share makes pods and nodes share equal maps.
 	share *sharer
+	// onRead observes the bytes read (LoadOptions.OnRead); nil for none.
+	onRead func(int64)
 	// notes are warnings other than skipped kinds (e.g. empty directories).
 	notes []string
 	// samples and points are scratch space for one object's usage.
@@ -124,12 +138,7 @@ func (l *loader) loadPath(path string) error {
 	}
 	found := false
 	for _, e := range entries { // os.ReadDir sorts by name
-		switch strings.ToLower(filepath.Ext(e.Name())) {
-		case ".yaml", ".yml", ".json":
-		default:
-			continue
-		}
-		if e.IsDir() {
+		if !isSnapshotFile(e.Name()) || e.IsDir() {
 			continue
 		}
 		found = true
@@ -149,7 +158,67 @@ func (l *loader) loadFile(path string) error {
 		return fmt.Errorf("reading snapshot: %w", err)
 	}
 	defer f.Close()
-	return l.loadStream(path, f)
+	return l.loadStream(path, l.counted(f))
+}
+
+// counted reports the bytes read from r to the loader's OnRead.
+func (l *loader) counted(r io.Reader) io.Reader {
+	if l.onRead == nil {
+		return r
+	}
+	return &countingReader{r: r, onRead: l.onRead}
+}
+
+// countingReader tells onRead how many bytes each Read returned.
+type countingReader struct {
+	r      io.Reader
+	onRead func(int64)
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if n > 0 {
+		c.onRead(int64(n))
+	}
+	return n, err
+}
+
+// SnapshotFiles returns the files LoadFiles reads for paths ("-" excluded):
+// each file path as given, and the snapshot files of each directory.
+func SnapshotFiles(paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		if p == "-" {
+			continue
+		}
+		info, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("reading snapshot: %w", err)
+		}
+		if !info.IsDir() {
+			out = append(out, p)
+			continue
+		}
+		entries, err := os.ReadDir(p)
+		if err != nil {
+			return nil, fmt.Errorf("reading snapshot directory: %w", err)
+		}
+		for _, e := range entries {
+			if !e.IsDir() && isSnapshotFile(e.Name()) {
+				out = append(out, filepath.Join(p, e.Name()))
+			}
+		}
+	}
+	return out, nil
+}
+
+// isSnapshotFile: a directory's .yaml, .yml and .json files are loaded.
+func isSnapshotFile(name string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".yaml", ".yml", ".json":
+		return true
+	}
+	return false
 }
 
 // place names a document ("FILE: document N") or an item of a list in it.

@@ -44,8 +44,10 @@ type Snapshot struct {
 	nodeMetric      map[string]Points
 	history         *History
 	// removed are, per node, the pods WithoutPods took off it (this
-	// cycle's evictions so far), oldest first.
-	removed map[string][]*PodInfo
+	// cycle's evictions so far), oldest first; removedBy[node][i] is who
+	// removed removed[node][i].
+	removed   map[string][]*PodInfo
+	removedBy map[string][]Remover
 }
 
 // New builds a snapshot. Only Ready nodes that match opts.NodeSelector are
@@ -221,9 +223,43 @@ func (s *Snapshot) Namespace(name string) (*v1.Namespace, bool) {
 // NodeSamples returns the usage samples of a node, oldest first.
 func (s *Snapshot) NodeSamples(node string) Series { return s.nodeUsage[node] }
 
-// PodSamples returns the usage samples of a pod, oldest first.
+// PodSamples returns the usage samples of the series named namespace/name,
+// oldest first: those of every pod that had the name within the window.
+// Judging one pod, use PodSamplesOf.
 func (s *Snapshot) PodSamples(namespace, name string) Series {
 	return s.podUsage[types.NamespacedName{Namespace: namespace, Name: name}]
+}
+
+// PodSamplesOf returns the usage samples of pod, oldest first: those of its
+// namespace/name series taken at or after its creation. Metrics-server,
+// Prometheus and snapshot files name pod series by namespace and name
+// only, so a pod recreated with the same name (a StatefulSet pod) would
+// otherwise inherit its predecessor's samples for up to a window. A pod
+// without a creationTimestamp (a hand-written file) keeps every sample.
+func (s *Snapshot) PodSamplesOf(pod *v1.Pod) Series {
+	return SamplesSince(s.PodSamples(pod.Namespace, pod.Name), pod.CreationTimestamp.Time)
+}
+
+// SamplesSinceCreation returns the samples of series, sorted or not, taken
+// at or after pod's creation: series itself when none is older (no copy),
+// else a filtered copy. For series read from files before New sorts them.
+func SamplesSinceCreation(series Series, pod *v1.Pod) Series {
+	created := pod.CreationTimestamp.Time
+	older := func(smp Sample) bool { return smp.Time.Before(created) }
+	if created.IsZero() || !slices.ContainsFunc(series, older) {
+		return series
+	}
+	return slices.DeleteFunc(slices.Clone(series), older)
+}
+
+// SamplesSince returns the samples of the time-ordered series taken at or
+// after t (all of them when t is zero), sharing series' backing array.
+func SamplesSince(series Series, t time.Time) Series {
+	if t.IsZero() {
+		return series
+	}
+	i, _ := slices.BinarySearchFunc(series, t, func(smp Sample, t time.Time) int { return smp.Time.Compare(t) })
+	return series[i:]
 }
 
 // NodeMetricResource returns the node's MetricResource percentages
@@ -236,8 +272,14 @@ func (s *Snapshot) History() *History { return s.history }
 
 // WithoutPods returns a snapshot in which the given pods are gone from their
 // nodes (their requests no longer count). Untouched nodes are shared; s is
-// not modified.
+// not modified. It is WithoutPodsBy with nobody named.
 func (s *Snapshot) WithoutPods(pods ...*v1.Pod) *Snapshot {
+	return s.WithoutPodsBy(Remover{}, pods...)
+}
+
+// WithoutPodsBy is WithoutPods recording that by removed the pods (see
+// RemovedBy).
+func (s *Snapshot) WithoutPodsBy(by Remover, pods ...*v1.Pod) *Snapshot {
 	if len(pods) == 0 {
 		return s
 	}
@@ -252,14 +294,19 @@ func (s *Snapshot) WithoutPods(pods ...*v1.Pod) *Snapshot {
 	c.nodes = make([]*NodeInfo, len(s.nodes))
 	c.byName = make(map[string]*NodeInfo, len(s.byName))
 	c.removed = make(map[string][]*PodInfo, len(s.removed)+len(drop))
+	c.removedBy = make(map[string][]Remover, len(s.removed)+len(drop))
 	for node, pis := range s.removed {
 		c.removed[node] = pis
+		c.removedBy[node] = s.removedBy[node]
 	}
 	for i, ni := range s.nodes {
 		if keys, ok := drop[ni.Name()]; ok {
 			var gone []*PodInfo
 			ni, gone = ni.without(keys)
 			c.removed[ni.Name()] = append(slices.Clip(c.removed[ni.Name()]), gone...)
+			for range gone {
+				c.removedBy[ni.Name()] = append(slices.Clip(c.removedBy[ni.Name()]), by)
+			}
 		}
 		c.nodes[i] = ni
 		c.byName[ni.Name()] = ni
@@ -290,6 +337,28 @@ func (n *NodeInfo) without(keys map[types.NamespacedName]struct{}) (*NodeInfo, [
 // behind evictions, so whoever aggregates a node's usage on a working
 // snapshot subtracts these pods' usage (see package usage).
 func (s *Snapshot) Removed(node string) []*PodInfo { return s.removed[node] }
+
+// Remover names who removed a pod with WithoutPodsBy: a strategy of a
+// profile. The zero Remover is nobody in particular (WithoutPods).
+type Remover struct {
+	// Profile is the profile's name.
+	Profile string
+	// Strategy is the plugin name, e.g. "LowNodeUtilization".
+	Strategy string
+}
+
+// RemovedBy counts the pods of Removed(node) that by removed: a strategy's
+// own evictions from the node earlier in this cycle, which its per-node
+// limits count when it plans again on the working snapshot.
+func (s *Snapshot) RemovedBy(node string, by Remover) int {
+	n := 0
+	for _, r := range s.removedBy[node] {
+		if r == by {
+			n++
+		}
+	}
+	return n
+}
 
 // String summarises the snapshot for logs.
 func (s *Snapshot) String() string {

@@ -57,6 +57,7 @@ import (
 	"math"
 	"slices"
 
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/usage-descheduler/descheduler/collectors/window"
@@ -259,7 +260,7 @@ func (v *View) subtractRemoved(ni *snapshot.NodeInfo, u *NodeUsage) {
 			continue
 		}
 		cpu, mem := pi.Requests.MilliCPU, pi.Requests.Memory
-		if pu := v.Pod(pi.Pod.Namespace, pi.Pod.Name); pu.Known {
+		if pu := v.Pod(pi.Pod); pu.Known {
 			cpu, mem = pu.MilliCPU, pu.Memory
 		}
 		u.MilliCPU, u.Memory = max(0, u.MilliCPU-cpu), max(0, u.Memory-mem)
@@ -303,11 +304,13 @@ func (v *View) Node(name string) NodeUsage {
 		MetricResource: MetricUsage{Percent: math.NaN(), State: window.StateMissing, Reason: reasonNotConsidered}}
 }
 
-// Pod aggregates the snapshot's samples of a pod (O(its samples); callers
-// keep the result rather than ask again in a loop). A pod without samples
-// is StateMissing.
-func (v *View) Pod(namespace, name string) PodUsage {
-	return podUsage(window.Aggregate(v.snap.PodSamples(namespace, name), v.snap.Now, v.config))
+// Pod aggregates the snapshot's samples of pod (O(its samples); callers
+// keep the result rather than ask again in a loop): those taken since its
+// creation (snapshot.PodSamplesOf), so a pod recreated with the same name
+// does not inherit its predecessor's usage. A pod without samples is
+// StateMissing.
+func (v *View) Pod(pod *v1.Pod) PodUsage {
+	return podUsage(window.Aggregate(v.snap.PodSamplesOf(pod), v.snap.Now, v.config))
 }
 
 // Unusable returns the considered nodes (by name) and then the
@@ -322,7 +325,7 @@ func (v *View) Unusable() []Unusable {
 			if snapshot.IsTerminal(pi.Pod) {
 				continue
 			}
-			if pu := v.Pod(pi.Pod.Namespace, pi.Pod.Name); !pu.Known {
+			if pu := v.Pod(pi.Pod); !pu.Known {
 				key := types.NamespacedName{Namespace: pi.Pod.Namespace, Name: pi.Pod.Name}
 				out = append(out, Unusable{Kind: KindPod, Name: key.String(), State: pu.State, Reason: pu.Reason})
 			}

@@ -123,7 +123,7 @@ func TestNodes(t *testing.T) {
 
 func TestPods(t *testing.T) {
 	v := Compute(testSnapshot(t), cfg)
-	if got, want := v.Pod("shop", "web"), (PodUsage{MilliCPU: 101, Memory: gi, Known: true, State: window.StateOK, Samples: 3}); got != want {
+	if got, want := v.Pod(builders.MakePod("shop", "web").Obj()), (PodUsage{MilliCPU: 101, Memory: gi, Known: true, State: window.StateOK, Samples: 3}); got != want {
 		t.Errorf("web = %+v, want %+v", got, want)
 	}
 	tests := []struct {
@@ -137,7 +137,7 @@ func TestPods(t *testing.T) {
 		{"other", "nope", window.StateMissing, "no samples in the last 5m0s"},
 	}
 	for _, tc := range tests {
-		u := v.Pod(tc.ns, tc.name)
+		u := v.Pod(builders.MakePod(tc.ns, tc.name).Obj())
 		if u.Known || u.State != tc.state || u.Reason != tc.reason || u.MilliCPU != Unknown || u.Memory != Unknown {
 			t.Errorf("%s/%s = %+v, want state %q reason %q and unknown numbers", tc.ns, tc.name, u, tc.state, tc.reason)
 		}
@@ -186,7 +186,7 @@ func TestNoSamplesAtAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := Compute(snap, cfg)
-	if len(v.Unusable()) != 2 || v.Node("n1").State != window.StateMissing || v.Pod("a", "p").State != window.StateMissing {
+	if len(v.Unusable()) != 2 || v.Node("n1").State != window.StateMissing || v.Pod(builders.MakePod("a", "p").Obj()).State != window.StateMissing {
 		t.Errorf("a snapshot without samples must report every node and pod missing: %+v", v.Unusable())
 	}
 }

@@ -30,6 +30,9 @@ type HighNodeUtilization struct {
 	args  Args
 	band  nu.Band
 	names []v1.ResourceName
+	// profile names the profile the strategy runs in (its evictions
+	// earlier in the cycle count against evictionLimits.node).
+	profile string
 }
 
 var (
@@ -38,7 +41,7 @@ var (
 )
 
 // New builds the strategy from validated, defaulted *Args.
-func New(args framework.Args, _ framework.Deps) (framework.Strategy, error) {
+func New(args framework.Args, deps framework.Deps) (framework.Strategy, error) {
 	a, err := framework.ArgsAs[Args](PluginName, args)
 	if err != nil {
 		return nil, err
@@ -49,7 +52,7 @@ func New(args framework.Args, _ framework.Deps) (framework.Strategy, error) {
 	c := *a
 	c.Thresholds = a.Thresholds.Clone()
 	return &HighNodeUtilization{args: c, band: nu.StaticBand(c.Thresholds, nil),
-		names: nu.ResourceNames(c.Thresholds)}, nil
+		names: nu.ResourceNames(c.Thresholds), profile: deps.Profile}, nil
 }
 
 // Name implements framework.Strategy.
@@ -85,6 +88,7 @@ func (h *HighNodeUtilization) Plan(ctx context.Context, snap *snapshot.Snapshot,
 	nu.SortByViews(cls.Under, views, h.names, false)
 	return nu.Evict(ctx, nu.Eviction{
 		Sources:      cls.Under,
+		EvictedFrom:  nu.RemovedBy(snap, h.profile, PluginName),
 		Destinations: cls.Over,
 		Ledger:       h.ledger(logger, views, cls),
 		Namespaces:   h.args.EvictableNamespaces,

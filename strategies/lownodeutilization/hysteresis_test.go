@@ -67,11 +67,14 @@ func TestCooldowns(t *testing.T) {
 }
 
 // Pods evicted within the cooldown count as moved: n1 evicted a 200m pod
-// 5m ago, so its 3800m aggregate counts as 3600m (90%) and the 200m are
-// reserved on the destinations. The cooldown keeps n1 from being a source
-// but not from being hot: its state says Source.
+// just now, after its newest sample, so every sample of the window still
+// shows the pod: its 3800m aggregate counts as 3600m (90%) and the 200m
+// are reserved on the destinations (an eviction older than some samples
+// counts in proportion: nodeutilization's TestSubtractRecentInProportion).
+// The cooldown keeps n1 from being a source but not from being hot: its
+// state says Source.
 func TestRecentEvictionsCountAsMoved(t *testing.T) {
-	snap := usageScenario{nodeReq: "500m", podSeries: true, history: history(evicted("n1", "x", 5*time.Minute))}.build(t)
+	snap := usageScenario{nodeReq: "500m", podSeries: true, history: history(evicted("n1", "x", 0))}.build(t)
 	s := newStrategy(t, usageArgs(api.SourceKubernetesMetrics, ""))
 	views := s.views(snap)
 	_, _, hot := s.classify(snap, views)
@@ -81,8 +84,8 @@ func TestRecentEvictionsCountAsMoved(t *testing.T) {
 	if hot.Reserved.MilliCPU != 200 || hot.Reserved.Memory != 128<<20 {
 		t.Errorf("reserved %+v, want 200m and 128Mi", hot.Reserved)
 	}
-	if st := hot.State("n1"); !st.Source || st.CooldownUntil != now.Add(5*time.Minute) {
-		t.Errorf("n1 state %+v, want Source with cooldown until now+5m", st)
+	if st := hot.State("n1"); !st.Source || st.CooldownUntil != now.Add(10*time.Minute) {
+		t.Errorf("n1 state %+v, want Source with cooldown until now+10m", st)
 	}
 }
 

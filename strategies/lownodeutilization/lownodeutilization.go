@@ -29,6 +29,9 @@ func Plugin() framework.Plugin {
 type LowNodeUtilization struct {
 	args  Args
 	names []v1.ResourceName
+	// profile names the profile the strategy runs in (its evictions
+	// earlier in the cycle count against evictionLimits.node).
+	profile string
 }
 
 var (
@@ -39,7 +42,7 @@ var (
 )
 
 // New builds the strategy from validated, defaulted *Args.
-func New(args framework.Args, _ framework.Deps) (framework.Strategy, error) {
+func New(args framework.Args, deps framework.Deps) (framework.Strategy, error) {
 	a, err := framework.ArgsAs[Args](PluginName, args)
 	if err != nil {
 		return nil, err
@@ -49,7 +52,7 @@ func New(args framework.Args, _ framework.Deps) (framework.Strategy, error) {
 	}
 	c := *a
 	c.Thresholds, c.TargetThresholds = a.Thresholds.Clone(), a.TargetThresholds.Clone()
-	return &LowNodeUtilization{args: c, names: nu.ResourceNames(c.Thresholds)}, nil
+	return &LowNodeUtilization{args: c, names: nu.ResourceNames(c.Thresholds), profile: deps.Profile}, nil
 }
 
 // Name implements framework.Strategy.
@@ -90,6 +93,7 @@ func (l *LowNodeUtilization) Plan(ctx context.Context, snap *snapshot.Snapshot, 
 		Ledger:       l.ledger(logger, views, cls, bands, hot),
 		Namespaces:   l.args.EvictableNamespaces,
 		NodeLimit:    l.nodeLimit(),
+		EvictedFrom:  nu.RemovedBy(snap, l.profile, PluginName),
 		Skip:         skipper(hot),
 		Usage:        views.Usage,
 	}, ev), nil

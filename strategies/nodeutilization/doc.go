@@ -128,10 +128,12 @@
 //     forcing many more evictions than reaching the target would.
 //   - nodeCooldown (default 10m): no usage-driven eviction from a node
 //     within this time of the strategy's last eviction from it; pods
-//     evicted within it count as moved (their recorded usage leaves the
-//     node's aggregate and is reserved from the destinations' usage
-//     headroom). 10m is two default windows: by then the window holds no
-//     sample from before the eviction, so the metric lag is over.
+//     evicted within it count as moved: the share of their recorded usage
+//     that the window's samples still show (k of n samples taken at or
+//     before the eviction: k/n of it) leaves the node's aggregate and is
+//     reserved from the destinations' usage headroom. 10m is two default
+//     windows: by then the window holds no sample from before the
+//     eviction, so the metric lag is over.
 //   - workloadCooldown (default 30m): a pod whose controller lost a pod
 //     to the strategy within this time is not evicted, so a workload is
 //     not churned while its replacement pods start and warm up; three

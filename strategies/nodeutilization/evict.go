@@ -28,7 +28,13 @@ type Eviction struct {
 	// namespace are never evicted. Nil allows all.
 	Namespaces *api.Namespaces
 	// NodeLimit is the plugin's evictionLimits.node; nil is unlimited.
+	// It holds per cycle: a source's pods this strategy already evicted
+	// earlier in the cycle (EvictedFrom) count against it.
 	NodeLimit *int
+	// EvictedFrom returns how many pods this strategy evicted from a
+	// node earlier in the cycle (snapshot.RemovedBy on the working
+	// snapshot, see RemovedBy); nil counts none.
+	EvictedFrom func(node string) int
 	// Skip, when set, returns why a pod must not be evicted (e.g. its
 	// workload's cooldown), or "".
 	Skip func(pod *v1.Pod) string
@@ -38,12 +44,20 @@ type Eviction struct {
 	Usage *usage.View
 }
 
+// RemovedBy returns the EvictedFrom of strategy in profile on snap: its
+// evictions from each node earlier in the cycle.
+func RemovedBy(snap *snapshot.Snapshot, profile, strategy string) func(node string) int {
+	by := snapshot.Remover{Profile: profile, Strategy: strategy}
+	return func(node string) int { return snap.RemovedBy(node, by) }
+}
+
 // Evict plans the evictions: for each source in order, its pods that are
 // not terminal, are in an allowed namespace and pass ev.Filter, in SortPods
 // order; a pod is taken when it tolerates some destination's taints, passes
 // ev.PreEvictionFilter and fits the budget (a private copy of ev.Budget()).
 // After each eviction the Ledger moves the pod. A source is left when the
-// Ledger says it is done, when the plugin's node limit or the budget's
+// Ledger says it is done, when the plugin's node limit (counting the
+// strategy's evictions from it earlier in the cycle) or the budget's
 // per-node limit is reached, or when its pods run out; planning stops when
 // the headroom is exhausted or the budget's total is reached.
 func Evict(ctx context.Context, e Eviction, ev framework.Evictor) []framework.Candidate {
@@ -82,6 +96,9 @@ func (m *mover) planNode(src *NodeUtil) (stop bool) {
 		return false
 	}
 	evicted := 0
+	if m.e.EvictedFrom != nil {
+		evicted = m.e.EvictedFrom(src.Name())
+	}
 	for _, pi := range m.evictable(src) {
 		switch {
 		case m.budget.TotalReached():

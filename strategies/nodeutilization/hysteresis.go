@@ -2,6 +2,8 @@ package nodeutilization
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -42,6 +44,7 @@ type HotState struct {
 type Hot struct {
 	cfg     HotConfig
 	now     time.Time
+	snap    *snapshot.Snapshot
 	hist    *snapshot.History
 	nodes   map[string]HotState
 	release Thresholds
@@ -60,13 +63,18 @@ func NewHot(snap *snapshot.Snapshot, cfg HotConfig) *Hot {
 	if cfg.Hysteresis == nil {
 		cfg.Hysteresis = &Hysteresis{}
 	}
-	return &Hot{cfg: cfg, now: snap.Now, hist: snap.History(), nodes: map[string]HotState{}}
+	return &Hot{cfg: cfg, now: snap.Now, snap: snap, hist: snap.History(), nodes: map[string]HotState{}}
 }
 
 // SubtractRecent counts the pods the strategy evicted from each node of
-// views within nodeCooldown (History.RecentPodsFrom) as moved: their
-// recorded cpu and memory leave the node's usage view (not below 0) and
-// are added to Reserved. Only measured cpu and memory are adjusted: a
+// views within nodeCooldown (History.RecentPodsFrom) as moved, in
+// proportion to the node's samples in the window that still show them:
+// with n samples in the window of which k were taken at or before the
+// eviction, k/n of the pod's recorded cpu and memory (rounded) leave the
+// node's usage view (not below 0) and are added to Reserved. The samples
+// after the eviction already lack the pod, and a window holding only those
+// subtracts nothing (for mean this is exact; for ewma, max and quantiles
+// the share of samples is the estimate). Only measured cpu and memory are adjusted: a
 // pod's share of MetricResource is unknown, so the node cooldown alone
 // keeps a node the metric still shows hot from being relieved again.
 func (h *Hot) SubtractRecent(views Views) {
@@ -121,12 +129,39 @@ func (h *Hot) subtractRecent(u *NodeUtil) {
 	if cooldown <= 0 {
 		return
 	}
-	for _, e := range h.hist.RecentPodsFrom(h.cfg.Strategy, u.Name(), h.now.Add(-cooldown)) {
-		u.Usage.Used.MilliCPU = max(0, u.Usage.Used.MilliCPU-e.MilliCPU)
-		u.Usage.Used.Memory = max(0, u.Usage.Used.Memory-e.Memory)
-		h.Reserved.MilliCPU += e.MilliCPU
-		h.Reserved.Memory += e.Memory
+	recent := h.hist.RecentPodsFrom(h.cfg.Strategy, u.Name(), h.now.Add(-cooldown))
+	if len(recent) == 0 {
+		return
 	}
+	samples := window.InWindow(h.snap.NodeSamples(u.Name()), h.now, h.cfg.Window)
+	for _, e := range recent {
+		k := samplesUpTo(samples, e.Time)
+		cpu, mem := share(e.MilliCPU, k, len(samples)), share(e.Memory, k, len(samples))
+		u.Usage.Used.MilliCPU = max(0, u.Usage.Used.MilliCPU-cpu)
+		u.Usage.Used.Memory = max(0, u.Usage.Used.Memory-mem)
+		h.Reserved.MilliCPU += cpu
+		h.Reserved.Memory += mem
+	}
+}
+
+// samplesUpTo returns how many samples of the time-ordered series were
+// taken at or before t (binary search: cheap for every node).
+func samplesUpTo(series snapshot.Series, t time.Time) int {
+	i, _ := slices.BinarySearchFunc(series, t, func(s snapshot.Sample, t time.Time) int {
+		if s.Time.After(t) {
+			return 1
+		}
+		return -1
+	})
+	return i
+}
+
+// share returns v × k / n rounded to the nearest integer (0 when n is 0).
+func share(v int64, k, n int) int64 {
+	if n == 0 {
+		return 0
+	}
+	return int64(math.Round(float64(v) * float64(k) / float64(n)))
 }
 
 // evaluate applies Evaluate's steps to u.

@@ -129,7 +129,7 @@ func UsageViews(nodes []*NodeUtil) []*NodeUtil {
 // memory in bytes. fromUsage is false for the fallback.
 func PodUsage(uv *usage.View, pi *snapshot.PodInfo) (milliCPU, memory int64, fromUsage bool) {
 	if uv != nil {
-		if pu := uv.Pod(pi.Pod.Namespace, pi.Pod.Name); pu.Known {
+		if pu := uv.Pod(pi.Pod); pu.Known {
 			return pu.MilliCPU, pu.Memory, true
 		}
 	}

@@ -188,6 +188,11 @@ func (r *run) execute(ctx context.Context, profile, strategy string, cands []fra
 		}
 		ev := evictor.Eviction{Pod: c.Pod, Node: c.Node, Strategy: strategy, Profile: profile, Reason: c.Reason, Usage: c.Usage}
 		res, err := r.c.Executor.Evict(ctx, ev)
+		if err != nil {
+			// Recorded, not returned: the cycle goes on with other pods.
+			klog.FromContext(ctx).Error(err, "Eviction failed", "pod", klog.KObj(c.Pod), "node", c.Node,
+				"strategy", strategy, "profile", profile)
+		}
 		rec := Record{Eviction: ev, Result: res, Err: err}
 		r.report.Records = append(r.report.Records, rec)
 		if r.c.Observer != nil {

@@ -30,6 +30,20 @@ for f in "$@"; do
 		must "$f" 'grafana_dashboard' "the dashboard ConfigMap"
 		continue
 		;;
+	*untaint*)
+		# The soft-taint removal Job (deploy/kustomize/untaint).
+		must "$f" '^kind: Job' "a Job"
+		must "$f" '^ *- untaint$' "the untaint command"
+		must "$f" '--instance-name=' "the instance whose taints go"
+		must "$f" 'runAsNonRoot: true' "non-root"
+		must "$f" 'readOnlyRootFilesystem: true' "read-only root filesystem"
+		must "$f" '^ *- ALL$' "all capabilities dropped"
+		must "$f" '^ *- patch$' "nodes patch"
+		mustnot "$f" 'pods/eviction' "no eviction right"
+		mustnot "$f" '"\*"|^ *- "?\*"?$' "wildcard in RBAC"
+		mustnot "$f" '(^ *- |[[ ,])"?(delete|deletecollection|escalate|bind|impersonate)"?([],]|$)' "destructive or escalating verb"
+		continue
+		;;
 	esac
 	# Pod hardening.
 	must "$f" 'priorityClassName: system-cluster-critical' "critical priority"
@@ -63,6 +77,13 @@ for f in "$@"; do
 	case "$f" in
 	*soft-taint* | *all-options*) must "$f" 'patch' "nodes patch for soft taints" ;;
 	*) mustnot "$f" 'soft-taint|Soft taints' "no node patching unless soft taints are on" ;;
+	esac
+	case "$f" in
+	*all-options*)
+		must "$f" 'helm.sh/hook: pre-delete' "the untaint hook"
+		must "$f" '^ *- untaint$' "the untaint command in the hook"
+		;;
+	*helm-*) mustnot "$f" 'helm.sh/hook' "no untaint hook without soft taints" ;;
 	esac
 	case "$f" in
 	*Deployment* | *kustomize-deployment* | *soft-taint* | *all-options*)

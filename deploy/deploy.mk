@@ -83,8 +83,11 @@ deploy-helm: helm
 		echo "helm template accepted kind=DaemonSet"; exit 1; fi
 	@if "$(HELM)" template x $(DEPLOY_CHART) --set leaderElection.enabled=false >/dev/null 2>&1; then \
 		echo "helm template accepted 2 replicas without leader election"; exit 1; fi
+	@if "$(HELM)" template x $(DEPLOY_CHART) --set softTaint.untaintHook=post-install >/dev/null 2>&1; then \
+		echo "helm template accepted softTaint.untaintHook=post-install"; exit 1; fi
 
-## deploy-kustomize: build each overlay and the soft-taint component.
+## deploy-kustomize: build each overlay, the soft-taint component and the
+## untaint Job.
 deploy-kustomize:
 	@mkdir -p $(DEPLOY_OUT)/soft-taint
 	@set -e; for o in $(DEPLOY_OVERLAYS); do \
@@ -95,6 +98,7 @@ deploy-kustomize:
 		'resources: [../../../deploy/kustomize/deployment]' \
 		'components: [../../../deploy/kustomize/components/soft-taint]' > $(DEPLOY_OUT)/soft-taint/kustomization.yaml
 	$(KUBECTL) kustomize $(DEPLOY_OUT)/soft-taint > $(DEPLOY_OUT)/kustomize-soft-taint.yaml
+	$(KUBECTL) kustomize $(DEPLOY_ROOT)/deploy/kustomize/untaint > $(DEPLOY_OUT)/untaint-kustomize.yaml
 	$(KUBECTL) kustomize $(DEPLOY_ROOT)/deploy/monitoring > $(DEPLOY_OUT)/kustomize-monitoring.yaml
 
 ## deploy-policies: the policies shipped in the ConfigMaps must validate.
@@ -108,7 +112,8 @@ deploy-policies: image-context deploy-helm deploy-kustomize
 	done
 
 deploy-check: deploy-helm deploy-kustomize deploy-policies image-context
-	sh $(DEPLOY_ROOT)/deploy/check-manifests.sh $(DEPLOY_OUT)/kustomize-*.yaml $(DEPLOY_OUT)/helm-*.yaml
+	sh $(DEPLOY_ROOT)/deploy/check-manifests.sh $(DEPLOY_OUT)/kustomize-*.yaml $(DEPLOY_OUT)/helm-*.yaml \
+		$(DEPLOY_OUT)/untaint-kustomize.yaml
 	@echo "deploy-check: OK"
 
 .DEFAULT_GOAL := $(DEPLOY_SAVED_DEFAULT_GOAL)

@@ -39,7 +39,7 @@ func NewRootCommand(out, errOut io.Writer) *cobra.Command {
 	opts.AddFlags(cmd)
 	addKlogFlags(cmd)
 	cmd.AddCommand(newSimulateCommand(), newSnapshotCommand(), newGenerateCommand(), newValidateCommand(),
-		newVersionCommand())
+		newVersionCommand(), newUntaintCommand())
 	return cmd
 }
 

@@ -37,6 +37,9 @@ type RunOptions struct {
 	// HistoryConfigMap names the ConfigMap (in the leader election
 	// namespace) that keeps the eviction history; "" keeps it in memory.
 	HistoryConfigMap string
+	// InstanceName names this descheduler instance as the owner of the
+	// soft taints it puts on nodes; "" derives it (InstanceName()).
+	InstanceName string
 	// LeaderElection are the --leader-elect* flags.
 	LeaderElection LeaderElectionOptions
 	// Server are the --bind-address and --port flags.
@@ -59,8 +62,30 @@ func (o *RunOptions) AddFlags(cmd *cobra.Command) {
 		"give up and exit non-zero when the informer caches have not synced within this time (API server unreachable); 0 waits forever")
 	fs.StringVar(&o.HistoryConfigMap, "history-configmap", descheduler.DefaultHistoryConfigMap,
 		"ConfigMap in the leader-election namespace that keeps the eviction history across restarts; empty keeps it in memory")
+	fs.StringVar(&o.InstanceName, "instance-name", "",
+		"owner name recorded on the soft taints this instance puts on nodes; instances sharing the cluster (e.g. one per node pool) "+
+			"need different names (default: <lease namespace>/<lease name>, e.g. kube-system/descheduler)")
 	o.LeaderElection.AddFlags(fs)
 	o.Server.AddFlags(fs)
+}
+
+// Instance returns the instance name: --instance-name, else the lease's
+// namespace/name (which sharded instances with leader election already
+// keep apart), used with or without leader election.
+func (o *RunOptions) Instance() string {
+	if o.InstanceName != "" {
+		return o.InstanceName
+	}
+	return defaultInstanceName(o.LeaderElection.Namespace(), o.LeaderElection.ResourceName)
+}
+
+// defaultInstanceName is namespace/name, or DefaultInstanceName when the
+// lease name is empty.
+func defaultInstanceName(namespace, leaseName string) string {
+	if leaseName == "" {
+		return descheduler.DefaultInstanceName
+	}
+	return namespace + "/" + leaseName
 }
 
 // Validate checks the flags that depend on each other.
@@ -76,6 +101,9 @@ func (o *RunOptions) Validate() error {
 	}
 	if o.CacheSyncTimeout < 0 {
 		return fmt.Errorf("--cache-sync-timeout must not be negative")
+	}
+	if err := descheduler.ValidateInstanceName(o.Instance()); err != nil {
+		return fmt.Errorf("--instance-name: %w", err)
 	}
 	if o.Server.Port < 0 || o.Server.Port > 65535 {
 		return fmt.Errorf("--port %d is not a TCP port (0 disables the server)", o.Server.Port)
@@ -168,12 +196,12 @@ func runLive(ctx context.Context, o *RunOptions) error {
 	}
 	cycle.Observer = observers
 	klog.FromContext(ctx).Info("Descheduler started", "version", version, "dryRun", o.DryRun,
-		"interval", o.DeschedulingInterval, "profiles", len(profiles), "leaderElect", o.LeaderElection.LeaderElect)
+		"interval", o.DeschedulingInterval, "profiles", len(profiles), "instance", o.Instance(), "leaderElect", o.LeaderElection.LeaderElect)
 	if err := warmUp(ctx, o, usageSet.WarmUp()); err != nil {
 		return nil
 	}
 	r := &descheduler.Runner{Source: usageSet.Wrap(src), NodeSelector: sel, Clock: clock.RealClock{}, Cycle: cycle,
-		Memory: newMemory(o, client, profiles)}
+		Memory: newMemory(o, client)}
 	return runCycles(ctx, o, cfg, r, m)
 }
 
@@ -235,22 +263,15 @@ func nodeSelector(policy *api.DeschedulerPolicy) (labels.Selector, error) {
 
 // newMemory builds the cross-cycle state: the eviction history, persisted in
 // a ConfigMap of the descheduler's own namespace (never written in dry run),
-// and the soft taints of the strategies that ask for them (only reported in
-// dry run). When no strategy enables the soft taint but one could, the
-// applier still runs with the default key so that taints left by an earlier
-// configuration are removed.
-func newMemory(o *RunOptions, client kubernetes.Interface, profiles []descheduler.Profile) *descheduler.Memory {
+// and the soft taints (only reported in dry run). The soft taints always
+// run, even when no strategy enables them, so that taints this instance
+// left under an earlier policy are removed.
+func newMemory(o *RunOptions, client kubernetes.Interface) *descheduler.Memory {
 	m := &descheduler.Memory{State: &descheduler.State{}, Persist: !o.DryRun}
 	if o.HistoryConfigMap != "" {
 		m.Store = &descheduler.ConfigMapStore{Client: client, Namespace: o.LeaderElection.Namespace(), Name: o.HistoryConfigMap}
 	}
-	key, value, enabled, capable := descheduler.SoftTaintConfig(profiles)
-	if !enabled {
-		key, value = descheduler.DefaultSoftTaintKey, ""
-	}
-	if enabled || capable {
-		m.Taints = &descheduler.SoftTaint{Client: client, Key: key, Value: value, DryRun: o.DryRun}
-	}
+	m.Taints = &descheduler.SoftTaint{Client: client, Instance: o.Instance(), DryRun: o.DryRun}
 	return m
 }
 

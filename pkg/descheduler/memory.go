@@ -2,6 +2,7 @@ package descheduler
 
 import (
 	"context"
+	"slices"
 
 	"k8s.io/klog/v2"
 
@@ -21,18 +22,24 @@ type Memory struct {
 	// Persist enables writing to Store; false in dry run, which never
 	// writes the history (it still loads it).
 	Persist bool
-	// Taints applies the strategies' soft taints; nil when no strategy can
-	// use them. In dry run it only reports.
+	// Taints applies the strategies' soft taints and removes those no
+	// longer wanted (the live descheduler always sets it; nil applies and
+	// removes nothing). In dry run it only reports.
 	Taints Tainter
 }
 
-// Tainter puts the soft taint on exactly the wanted nodes: SoftTaint on a
+// Tainter puts the soft taints on exactly the wanted nodes: SoftTaint on a
 // live cluster, the simulated cluster's own in `simulate --cycles`.
 type Tainter interface {
-	// Sync makes the soft taint present on the considered nodes of snap
-	// with want[node] true and absent everywhere else (SoftTaint.Sync).
-	Sync(ctx context.Context, snap *snapshot.Snapshot, want map[string]bool) ([]TaintAction, error)
+	// Sync makes each want's taint present on the considered nodes of
+	// snap it wants and removes, everywhere, the soft taints it put there
+	// earlier that are no longer wanted (SoftTaint.Sync).
+	Sync(ctx context.Context, snap *snapshot.Snapshot, wants []TaintWant) ([]TaintAction, error)
 }
+
+// relister is a Tainter that can forget what it knows of the cluster's
+// taints (SoftTaint.Relist).
+type relister interface{ Relist() }
 
 // history returns the immutable history for the cycle about to start.
 func (m *Memory) history(r *Runner) *snapshot.History {
@@ -43,9 +50,16 @@ func (m *Memory) history(r *Runner) *snapshot.History {
 }
 
 // restore loads the persisted history, e.g. when this instance becomes the
-// leader. A failure is logged and the cycle starts with what it has.
+// leader, and makes the soft taints list the nodes again. A failure is
+// logged and the cycle starts with what it has.
 func (m *Memory) restore(ctx context.Context) {
-	if m == nil || m.State == nil || m.Store == nil {
+	if m == nil {
+		return
+	}
+	if rl, ok := m.Taints.(relister); ok {
+		rl.Relist()
+	}
+	if m.State == nil || m.Store == nil {
 		return
 	}
 	if err := m.State.Restore(ctx, m.Store); err != nil {
@@ -62,9 +76,9 @@ func (m *Memory) beforeCycle(ctx context.Context, r *Runner, snap *snapshot.Snap
 		return
 	}
 	logger := klog.FromContext(ctx)
-	actions, err := m.Taints.Sync(ctx, snap, WantTainted(ctx, r.Cycle.Profiles, snap))
+	actions, err := m.Taints.Sync(ctx, snap, SoftTaintWants(ctx, r.Cycle.Profiles, snap))
 	for _, a := range actions {
-		logger.Info("Soft taint", "node", a.Node, "action", a.Action, "applied", a.Done, "err", a.Err)
+		logger.Info("Soft taint", "node", a.Node, "key", a.Key, "action", a.Action, "applied", a.Done, "err", a.Err)
 	}
 	if err != nil {
 		logger.Error(err, "Applying soft taints")
@@ -117,6 +131,44 @@ func WantTainted(ctx context.Context, profiles []Profile, snap *snapshot.Snapsho
 		}
 	})
 	return want
+}
+
+// SoftTaintWants returns, sorted by key, one TaintWant per soft-taint key
+// of the enabled framework.SoftTainter strategies of every profile: the
+// union of the nodes they want tainted, with the value of the first
+// strategy (in profile order) using the key. Strategies with the soft
+// taint disabled contribute nothing, so their taints are removed.
+func SoftTaintWants(ctx context.Context, profiles []Profile, snap *snapshot.Snapshot) []TaintWant {
+	byKey := map[string]*TaintWant{}
+	var keys []string
+	eachStrategy(profiles, func(s framework.Strategy) {
+		st, ok := s.(framework.SoftTainter)
+		if !ok {
+			return
+		}
+		enabled, key, value := st.SoftTaint()
+		if !enabled {
+			return
+		}
+		if key == "" {
+			key = DefaultSoftTaintKey
+		}
+		w, seen := byKey[key]
+		if !seen {
+			w = &TaintWant{Key: key, Value: value, Nodes: map[string]bool{}}
+			byKey[key] = w
+			keys = append(keys, key)
+		}
+		for node, on := range st.WantTainted(ctx, snap) {
+			w.Nodes[node] = w.Nodes[node] || on
+		}
+	})
+	slices.Sort(keys)
+	out := make([]TaintWant, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, *byKey[k])
+	}
+	return out
 }
 
 // SoftTaintConfig returns the key and value of the first strategy with the

@@ -81,7 +81,7 @@ func TestRunnerMemory(t *testing.T) {
 				Cycle: &Cycle{Executor: exec, Profiles: []Profile{{Name: "p", EvictorArgs: defaultArgs(),
 					Balance: []framework.Strategy{strat}}}},
 				Memory: &Memory{State: &State{}, Store: store, Persist: !dryRun,
-					Taints: &SoftTaint{Client: client, Key: DefaultSoftTaintKey, DryRun: dryRun}}}
+					Taints: &SoftTaint{Client: client, Instance: "test", DryRun: dryRun}}}
 			ctx := context.Background()
 			for i := 0; i < 2; i++ {
 				if _, err := r.RunOnce(ctx); err != nil {

@@ -1,10 +1,12 @@
 package descheduler
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 
@@ -19,8 +21,12 @@ import (
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 )
 
-// DefaultSoftTaintKey is the soft taint's key when SoftTaint.Key is empty.
+// DefaultSoftTaintKey is the soft taint's key when a strategy names none.
 const DefaultSoftTaintKey = "descheduler.usage.io/overutilized"
+
+// DefaultInstanceName is the instance name when neither --instance-name
+// nor a lease namespace is known.
+const DefaultInstanceName = "descheduler"
 
 // The TaintAction kinds.
 const (
@@ -30,10 +36,14 @@ const (
 	TaintRemove = "remove"
 )
 
-// TaintAction is one change of the soft taint on one node.
+// TaintAction is one change of one soft taint on one node.
 type TaintAction struct {
 	// Node is the node's name.
 	Node string
+	// Key is the taint's key.
+	Key string
+	// Owner is the instance owning the taint (set by Untaint only).
+	Owner string
 	// Action is TaintAdd or TaintRemove.
 	Action string
 	// Done: the node is now as wanted (patched, or found so on re-read).
@@ -44,169 +54,243 @@ type TaintAction struct {
 	Err error
 }
 
-// SoftTaint steers the kube-scheduler away from hot nodes with a
-// PreferNoSchedule taint (Key=Value) while leaving every other taint alone.
-// It needs RBAC verbs get, list and patch on nodes.
+// TaintWant is one soft taint the policy asks for in this cycle.
+type TaintWant struct {
+	// Key and Value are the taint's (its effect is PreferNoSchedule).
+	Key, Value string
+	// Nodes are the considered nodes that should carry it now.
+	Nodes map[string]bool
+}
+
+// SoftTaint steers the kube-scheduler away from hot nodes with
+// PreferNoSchedule taints while leaving every other taint alone. It needs
+// RBAC verbs get, list and patch on nodes.
+//
+// Ownership is explicit: the node annotation SoftTaintOwnersAnnotation
+// records, per instance name, the soft taints (key and value) the
+// instance put on the node. SoftTaint only removes or changes taints its
+// Instance owns, so instances sharded by nodeSelector never undo each
+// other's work, and an administrator's PreferNoSchedule taint with the
+// same key is neither removed nor replaced (the node then simply keeps
+// the administrator's taint).
 //
 // Changes are conflict-safe the way the node lifecycle controller does
 // them (k8s.io/kubernetes controller.PatchNodeTaints): spec.taints has no
 // merge key, so a patch must carry the whole list; the JSON merge patch
 // sent also carries the node's metadata.resourceVersion, which the API
-// server treats as a precondition. A concurrent change of the node (a
-// taint added by someone else) makes it fail with Conflict; the node is
-// then read again and the list recomputed (retry.RetryOnConflict), so
-// others' taint changes are never clobbered. Only /spec/taints is written:
-// no Update of the whole object that could drop fields unknown to this
-// client. The first attempt uses the snapshot's node (informer cache).
+// server treats as a precondition. A concurrent change of the node makes
+// it fail with Conflict; the node is then read again and the change
+// recomputed (retry.RetryOnConflict), so others' changes are never
+// clobbered. Only /spec/taints and the owners annotation are written. The
+// first attempt uses the snapshot's node (informer cache).
 //
-// Nodes that are no longer considered (excluded by the nodeSelector, not
-// Ready) lose the taint too. The snapshot holds only their names, so
-// SoftTaint remembers the nodes it saw or left tainted and, on its first
-// live Sync, lists every node once to find taints a previous process left.
-// Use one SoftTaint per process.
+// Owned taints that are no longer wanted are removed wherever they are:
+// on the considered nodes, and on nodes the snapshot excludes (outside
+// the nodeSelector, not Ready). The snapshot holds only the excluded
+// nodes' names, so SoftTaint remembers the nodes where it owns a taint
+// and, on its first live Sync (and after Relist), lists every node once
+// to find the taints an earlier process of the same instance left. Use
+// one SoftTaint per process.
 type SoftTaint struct {
 	// Client talks to the API server.
 	Client kubernetes.Interface
-	// Key is the taint's key; empty: DefaultSoftTaintKey.
-	Key string
-	// Value is the taint's value.
-	Value string
+	// Instance names the owner of the taints (see ValidateInstanceName).
+	Instance string
 	// DryRun only reports the actions: no API call at all.
 	DryRun bool
 
-	mu      sync.Mutex
-	listed  bool
-	tainted map[string]bool
+	mu     sync.Mutex
+	listed bool
+	owns   map[string]bool
 }
 
 var _ Tainter = (*SoftTaint)(nil)
 
-func (s *SoftTaint) key() string {
-	if s.Key != "" {
-		return s.Key
-	}
-	return DefaultSoftTaintKey
-}
-
-// ours reports whether t is the soft taint (by key and effect, the identity
-// of a taint), whatever its value.
-func (s *SoftTaint) ours(t v1.Taint) bool {
-	return t.Key == s.key() && t.Effect == v1.TaintEffectPreferNoSchedule
-}
-
-// state returns whether node carries the soft taint, and with our value.
-func (s *SoftTaint) state(node *v1.Node) (present, exact bool) {
-	for _, t := range node.Spec.Taints {
-		if s.ours(t) {
-			return true, t.Value == s.Value
-		}
-	}
-	return false, false
-}
-
-// Sync makes the soft taint present on exactly the considered nodes of
-// snap with want[node] true: it is added where wanted and absent (or
-// present with another value), and removed where present and not wanted,
-// including nodes missing from want (an empty want removes it everywhere:
-// the feature turned off) and nodes the snapshot excludes. Actions are in
-// node-name order, considered nodes first. err joins every failed action
-// (and a failed initial list); the actions that could be done are done.
-func (s *SoftTaint) Sync(ctx context.Context, snap *snapshot.Snapshot, want map[string]bool) (actions []TaintAction, err error) {
+// Relist makes the next Sync list every node again, e.g. when this
+// process becomes the leader after another process of the same instance
+// led (and may have tainted nodes this one does not know about).
+func (s *SoftTaint) Relist() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.tainted == nil {
-		s.tainted = map[string]bool{}
+	s.listed = false
+}
+
+// taintPlan is the change of one node.
+type taintPlan struct {
+	name string
+	node *v1.Node // nil: read it from the API
+	want map[string]string
+	keys keyChanges
+}
+
+// Sync makes the soft taints this instance owns exactly wants: each
+// want's taint present on its wanted considered nodes (unless a taint
+// with its key that is not ours is there), and every other owned taint
+// removed, including those whose key no longer appears in wants (a key
+// changed, a profile or the soft taint dropped from the policy) and those
+// on nodes the snapshot excludes. Actions are in node-name order,
+// considered nodes first, then by key. err joins every failed action (and
+// a failed initial list); the actions that could be done are done.
+func (s *SoftTaint) Sync(ctx context.Context, snap *snapshot.Snapshot, wants []TaintWant) ([]TaintAction, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.owns == nil {
+		s.owns = map[string]bool{}
 	}
 	var errs []error
 	if !s.DryRun && !s.listed {
-		if err := s.listTainted(ctx); err != nil {
+		if err := s.listOwned(ctx); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	type plan struct {
-		action TaintAction
-		node   *v1.Node // nil: read it from the API
-	}
-	var plans []plan
-	for _, ni := range snap.Nodes() {
-		present, exact := s.state(ni.Node)
-		if present {
-			s.tainted[ni.Name()] = true
-		}
-		switch wanted := want[ni.Name()]; {
-		case wanted && !exact:
-			plans = append(plans, plan{TaintAction{Node: ni.Name(), Action: TaintAdd}, ni.Node})
-		case !wanted && present:
-			plans = append(plans, plan{TaintAction{Node: ni.Name(), Action: TaintRemove}, ni.Node})
-		}
-	}
-	for _, name := range s.excludedTainted(snap) {
-		plans = append(plans, plan{TaintAction{Node: name, Action: TaintRemove}, nil})
-	}
+	plans, err := s.plan(ctx, snap, wants)
+	errs = append(errs, err)
+	var actions []TaintAction
 	for _, p := range plans {
-		a := p.action
+		keys, done, err := p.keys, false, error(nil)
 		if !s.DryRun {
-			a.Done, a.Err = s.apply(ctx, a, p.node)
-			if a.Err != nil {
-				errs = append(errs, a.Err)
-			}
+			done, keys, err = s.apply(ctx, p)
+			errs = append(errs, err)
 		}
-		klog.FromContext(ctx).V(2).Info("Soft taint", "node", klog.KRef("", a.Node), "action", a.Action,
-			"done", a.Done, "dryRun", s.DryRun, "err", a.Err)
-		actions = append(actions, a)
+		for _, a := range actionsOf(p.name, keys, done, err) {
+			klog.FromContext(ctx).V(2).Info("Soft taint", "node", klog.KRef("", a.Node), "key", a.Key,
+				"action", a.Action, "done", a.Done, "dryRun", s.DryRun, "err", a.Err)
+			actions = append(actions, a)
+		}
 	}
 	return actions, errors.Join(errs...)
 }
 
-// listTainted remembers every node that carries the soft taint, once.
-func (s *SoftTaint) listTainted(ctx context.Context) error {
+// plan returns the nodes to change: considered nodes whose owned taints
+// differ from wants, then remembered excluded nodes (all their owned
+// taints go). Nodes the snapshot does not know at all (deleted) are
+// forgotten.
+func (s *SoftTaint) plan(ctx context.Context, snap *snapshot.Snapshot, wants []TaintWant) ([]taintPlan, error) {
+	var plans []taintPlan
+	var errs []error
+	for _, ni := range snap.Nodes() {
+		want := wantOn(wants, ni.Name())
+		nt, err := newNodeTaints(ni.Node)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if _, mine := nt.owners[s.Instance]; !mine && len(want) == 0 {
+			delete(s.owns, ni.Name())
+			continue
+		}
+		s.owns[ni.Name()] = true
+		keys := nt.sync(s.Instance, want)
+		if len(keys.Foreign) > 0 {
+			klog.FromContext(ctx).V(2).Info("Soft taint left to its owner", "node", klog.KObj(ni.Node), "keys", keys.Foreign)
+		}
+		if changed, err := nt.changed(ni.Node); err != nil || changed {
+			plans = append(plans, taintPlan{name: ni.Name(), node: ni.Node, want: want, keys: keys})
+		}
+	}
+	excluded := make(map[string]bool, len(snap.Excluded()))
+	for _, ex := range snap.Excluded() {
+		excluded[ex.Name] = true
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.owns)) {
+		if _, considered := snap.Node(name); considered {
+			continue
+		}
+		if !excluded[name] {
+			delete(s.owns, name)
+			continue
+		}
+		plans = append(plans, taintPlan{name: name})
+	}
+	return plans, errors.Join(errs...)
+}
+
+// wantOn returns the taints wanted on node: key -> value (the first want
+// of a key wins).
+func wantOn(wants []TaintWant, node string) map[string]string {
+	out := map[string]string{}
+	for _, w := range wants {
+		if _, seen := out[w.Key]; !seen && w.Nodes[node] {
+			out[w.Key] = w.Value
+		}
+	}
+	return out
+}
+
+// actionsOf turns one node's key changes into actions.
+func actionsOf(node string, keys keyChanges, done bool, err error) []TaintAction {
+	var out []TaintAction
+	for _, k := range keys.Removed {
+		out = append(out, TaintAction{Node: node, Key: k, Action: TaintRemove, Done: done, Err: err})
+	}
+	for _, k := range keys.Added {
+		out = append(out, TaintAction{Node: node, Key: k, Action: TaintAdd, Done: done, Err: err})
+	}
+	slices.SortStableFunc(out, func(a, b TaintAction) int { return cmp.Compare(a.Key, b.Key) })
+	return out
+}
+
+// listOwned remembers every node where this instance owns a soft taint.
+func (s *SoftTaint) listOwned(ctx context.Context) error {
 	list, err := s.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
 	if err != nil {
-		return fmt.Errorf("listing nodes for the soft taint %s: %w", s.key(), err)
+		return fmt.Errorf("listing nodes for the soft taints of %s: %w", s.Instance, err)
 	}
 	for i := range list.Items {
-		if present, _ := s.state(&list.Items[i]); present {
-			s.tainted[list.Items[i].Name] = true
+		if owners, err := parseOwners(&list.Items[i]); err == nil && len(owners[s.Instance]) > 0 {
+			s.owns[list.Items[i].Name] = true
 		}
 	}
 	s.listed = true
 	return nil
 }
 
-// excludedTainted returns, sorted, the remembered tainted nodes that snap
-// excludes, and forgets those snap does not know at all (deleted).
-func (s *SoftTaint) excludedTainted(snap *snapshot.Snapshot) []string {
-	excluded := make(map[string]bool, len(snap.Excluded()))
-	for _, ex := range snap.Excluded() {
-		excluded[ex.Name] = true
+// apply carries out one plan, starting from p.node (nil: read it), and
+// recomputing the change on the node read again after a Conflict. It
+// returns whether the node is now as wanted and the keys changed by the
+// last attempt.
+func (s *SoftTaint) apply(ctx context.Context, p taintPlan) (bool, keyChanges, error) {
+	res, err := patchTaints(ctx, s.Client, p.name, p.node, func(nt *nodeTaints) keyChanges {
+		return nt.sync(s.Instance, p.want)
+	})
+	if res.nt != nil {
+		p.keys = res.keys
 	}
-	var out []string
-	for name := range s.tainted {
-		if _, considered := snap.Node(name); considered {
-			continue
-		}
-		if excluded[name] {
-			out = append(out, name)
-		} else {
-			delete(s.tainted, name)
-		}
+	switch {
+	case err != nil:
+		return false, p.keys, fmt.Errorf("soft taints of %s on node %s: %w", s.Instance, p.name, err)
+	case res.vanished:
+		delete(s.owns, p.name)
+		return false, p.keys, nil
+	case len(res.nt.owners[s.Instance]) > 0:
+		s.owns[p.name] = true
+	default:
+		delete(s.owns, p.name)
 	}
-	slices.Sort(out)
-	return out
+	return true, res.keys, nil
 }
 
-// apply carries out one action, starting from node (nil: read it), and
-// re-reading the node after a Conflict.
-func (s *SoftTaint) apply(ctx context.Context, a TaintAction, node *v1.Node) (done bool, err error) {
-	nodes := s.Client.CoreV1().Nodes()
-	vanished := false
-	err = retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+// patchResult is the outcome of patchTaints.
+type patchResult struct {
+	nt       *nodeTaints // the node's taints and owners as written
+	keys     keyChanges  // the change of the last attempt
+	vanished bool        // the node is gone (404)
+}
+
+// patchTaints applies change to the node (starting from node, nil: read
+// it) with a conditional patch, re-reading the node and recomputing the
+// change after each Conflict. An unchanged node is not patched.
+func patchTaints(ctx context.Context, client kubernetes.Interface, name string, node *v1.Node,
+	change func(*nodeTaints) keyChanges) (patchResult, error) {
+	nodes := client.CoreV1().Nodes()
+	var res patchResult
+	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
 		cur := node
 		node = nil // every retry reads the node again
 		if cur == nil {
-			got, err := nodes.Get(ctx, a.Node, metav1.GetOptions{})
+			got, err := nodes.Get(ctx, name, metav1.GetOptions{})
 			if apierrors.IsNotFound(err) {
-				vanished = true
+				res.vanished = true
 				return nil
 			}
 			if err != nil {
@@ -214,58 +298,40 @@ func (s *SoftTaint) apply(ctx context.Context, a TaintAction, node *v1.Node) (do
 			}
 			cur = got
 		}
-		taints, changed := s.desired(cur.Spec.Taints, a.Action == TaintAdd)
-		if !changed {
-			done = true
-			return nil
-		}
-		patch, err := taintPatch(cur.ResourceVersion, taints)
+		nt, err := newNodeTaints(cur)
 		if err != nil {
 			return err
 		}
-		_, err = nodes.Patch(ctx, a.Node, types.MergePatchType, patch, metav1.PatchOptions{})
+		res.nt, res.keys = nt, change(nt)
+		changed, err := nt.changed(cur)
+		if err != nil || !changed {
+			return err
+		}
+		patch, err := taintPatch(cur.ResourceVersion, nt)
+		if err != nil {
+			return err
+		}
+		_, err = nodes.Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
 		if apierrors.IsNotFound(err) {
-			vanished = true
+			res.vanished = true
 			return nil
 		}
-		done = err == nil
 		return err
 	})
-	switch {
-	case err != nil:
-		return false, fmt.Errorf("%s soft taint %s on node %s: %w", a.Action, s.key(), a.Node, err)
-	case vanished:
-		delete(s.tainted, a.Node)
-		return false, nil
-	case a.Action == TaintAdd:
-		s.tainted[a.Node] = true
-	default:
-		delete(s.tainted, a.Node)
-	}
-	return done, nil
+	return res, err
 }
 
-// desired returns taints without the soft taint, plus it when add, and
-// whether that differs from taints. Other taints keep their order.
-func (s *SoftTaint) desired(taints []v1.Taint, add bool) ([]v1.Taint, bool) {
-	out := make([]v1.Taint, 0, len(taints)+1)
-	for _, t := range taints {
-		if !s.ours(t) {
-			out = append(out, t)
-		}
+// taintPatch is a JSON merge patch that replaces spec.taints and sets (or
+// removes) the owners annotation, conditional on resourceVersion (when
+// known).
+func taintPatch(resourceVersion string, nt *nodeTaints) ([]byte, error) {
+	owners, err := nt.owners.encode()
+	if err != nil {
+		return nil, err
 	}
-	if add {
-		out = append(out, v1.Taint{Key: s.key(), Value: s.Value, Effect: v1.TaintEffectPreferNoSchedule})
-	}
-	changed := !slices.EqualFunc(taints, out, func(a, b v1.Taint) bool { return a.MatchTaint(&b) && a.Value == b.Value })
-	return out, changed
-}
-
-// taintPatch is a JSON merge patch that replaces spec.taints, conditional
-// on resourceVersion (when known).
-func taintPatch(resourceVersion string, taints []v1.Taint) ([]byte, error) {
 	type meta struct {
-		ResourceVersion string `json:"resourceVersion,omitempty"`
+		ResourceVersion string             `json:"resourceVersion,omitempty"`
+		Annotations     map[string]*string `json:"annotations"`
 	}
 	type spec struct {
 		Taints []v1.Taint `json:"taints"`
@@ -273,7 +339,7 @@ func taintPatch(resourceVersion string, taints []v1.Taint) ([]byte, error) {
 	body := struct {
 		Metadata meta `json:"metadata"`
 		Spec     spec `json:"spec"`
-	}{meta{resourceVersion}, spec{taints}}
+	}{meta{resourceVersion, map[string]*string{SoftTaintOwnersAnnotation: owners}}, spec{nt.taints}}
 	data, err := json.Marshal(body)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the taint patch: %w", err)

@@ -19,7 +19,22 @@ import (
 	"github.com/usage-descheduler/descheduler/test/builders"
 )
 
-const hotKey = DefaultSoftTaintKey
+const (
+	hotKey = DefaultSoftTaintKey
+	// me is the instance of the soft-taint tests.
+	me = "kube-system/descheduler"
+)
+
+// ownersOf is the owners annotation saying me owns hotKey=value.
+func ownersOf(value string) string {
+	return `{"` + me + `":{"` + hotKey + `":"` + value + `"}}`
+}
+
+// owned returns a node builder for name carrying hotKey=value, owned by me.
+func owned(name, value string) *builders.NodeBuilder {
+	return builders.MakeNode(name).Taint(hotKey, value, v1.TaintEffectPreferNoSchedule).
+		Annotation(SoftTaintOwnersAnnotation, ownersOf(value))
+}
 
 // taintNodes are the cluster of the soft-taint tests:
 //
@@ -31,11 +46,16 @@ const hotKey = DefaultSoftTaintKey
 func taintNodes() []*v1.Node {
 	return []*v1.Node{
 		builders.MakeNode("n1").Obj(),
-		builders.MakeNode("n2").Taint(hotKey, "true", v1.TaintEffectPreferNoSchedule).Obj(),
+		owned("n2", "true").Obj(),
 		builders.MakeNode("n3").Taint("dedicated", "gpu", v1.TaintEffectNoSchedule).Taint(hotKey, "admin", v1.TaintEffectNoSchedule).Obj(),
-		builders.MakeNode("n4").Taint(hotKey, "old", v1.TaintEffectPreferNoSchedule).Obj(),
-		builders.MakeNode("n5").Taint(hotKey, "true", v1.TaintEffectPreferNoSchedule).NotReady().Obj(),
+		owned("n4", "old").Obj(),
+		owned("n5", "true").NotReady().Obj(),
 	}
+}
+
+// wantHot wants hotKey=true on nodes.
+func wantHot(nodes map[string]bool) []TaintWant {
+	return []TaintWant{{Key: hotKey, Value: "true", Nodes: nodes}}
 }
 
 func taintSetup(t *testing.T, nodes []*v1.Node) (*fake.Clientset, *snapshot.Snapshot) {
@@ -68,7 +88,7 @@ func taintsOf(t *testing.T, client *fake.Clientset, name string) []string {
 func actionList(actions []TaintAction) []string {
 	var out []string
 	for _, a := range actions {
-		out = append(out, fmt.Sprintf("%s %s done=%v", a.Node, a.Action, a.Done))
+		out = append(out, fmt.Sprintf("%s %s %s done=%v", a.Node, a.Action, a.Key, a.Done))
 	}
 	return out
 }
@@ -87,31 +107,31 @@ func TestSoftTaintSync(t *testing.T) {
 		// n5 (excluded, found by the initial list) lose it.
 		name: "hot nodes gain it, others lose it",
 		want: map[string]bool{"n1": true, "n3": true, "n4": true},
-		wantActions: []string{"n1 add done=true", "n2 remove done=true", "n3 add done=true", "n4 add done=true",
-			"n5 remove done=true"},
+		wantActions: []string{"n1 add " + hotKey + " done=true", "n2 remove " + hotKey + " done=true", "n3 add " + hotKey + " done=true", "n4 add " + hotKey + " done=true",
+			"n5 remove " + hotKey + " done=true"},
 		wantTaints: map[string][]string{"n1": {ours}, "n2": nil, "n3": append(foreign, ours), "n4": {ours}, "n5": nil},
 	}, {
 		name:        "feature off: an empty want removes it everywhere, other taints stay",
 		want:        map[string]bool{},
-		wantActions: []string{"n2 remove done=true", "n4 remove done=true", "n5 remove done=true"},
+		wantActions: []string{"n2 remove " + hotKey + " done=true", "n4 remove " + hotKey + " done=true", "n5 remove " + hotKey + " done=true"},
 		wantTaints:  map[string][]string{"n1": nil, "n2": nil, "n3": foreign, "n4": nil, "n5": nil},
 	}, {
 		name:        "already as wanted, except the excluded n5",
 		want:        map[string]bool{"n2": true, "n4": false},
-		wantActions: []string{"n4 remove done=true", "n5 remove done=true"},
+		wantActions: []string{"n4 remove " + hotKey + " done=true", "n5 remove " + hotKey + " done=true"},
 		wantTaints:  map[string][]string{"n2": {ours}, "n3": foreign},
 	}, {
 		// Dry run cannot list, so it does not know n5 is tainted.
 		name: "dry run only reports", dryRun: true,
 		want:        map[string]bool{"n1": true},
-		wantActions: []string{"n1 add done=false", "n2 remove done=false", "n4 remove done=false"},
+		wantActions: []string{"n1 add " + hotKey + " done=false", "n2 remove " + hotKey + " done=false", "n4 remove " + hotKey + " done=false"},
 		wantTaints:  map[string][]string{"n1": nil, "n2": {ours}, "n4": {hotKey + "=old:PreferNoSchedule"}},
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			client, snap := taintSetup(t, taintNodes())
-			st := &SoftTaint{Client: client, Value: "true", DryRun: tc.dryRun}
-			actions, err := st.Sync(context.Background(), snap, tc.want)
+			st := &SoftTaint{Client: client, Instance: me, DryRun: tc.dryRun}
+			actions, err := st.Sync(context.Background(), snap, wantHot(tc.want))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -134,22 +154,22 @@ func TestSoftTaintListsOnceAndRemembers(t *testing.T) {
 	ctx := context.Background()
 	nodes := taintNodes()[:2] // n1, n2 (tainted)
 	client, snap := taintSetup(t, nodes)
-	st := &SoftTaint{Client: client, Value: "true"}
-	if _, err := st.Sync(ctx, snap, map[string]bool{"n1": true, "n2": true}); err != nil {
+	st := &SoftTaint{Client: client, Instance: me}
+	if _, err := st.Sync(ctx, snap, wantHot(map[string]bool{"n1": true, "n2": true})); err != nil {
 		t.Fatal(err)
 	}
 	// n1 (tainted by us in the first Sync) goes NotReady: excluded. It
 	// must lose the taint, found from memory, without a second list.
-	n1 := builders.MakeNode("n1").Taint(hotKey, "true", v1.TaintEffectPreferNoSchedule).NotReady().Obj()
+	n1 := owned("n1", "true").NotReady().Obj()
 	snap2, err := snapshot.New(snapshot.Objects{Nodes: []*v1.Node{n1, nodes[1]}}, snapshot.Options{Now: histT0})
 	if err != nil {
 		t.Fatal(err)
 	}
-	actions, err := st.Sync(ctx, snap2, map[string]bool{"n1": true, "n2": true})
+	actions, err := st.Sync(ctx, snap2, wantHot(map[string]bool{"n1": true, "n2": true}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := actionList(actions), []string{"n1 remove done=true"}; !reflect.DeepEqual(got, want) {
+	if got, want := actionList(actions), []string{"n1 remove " + hotKey + " done=true"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("actions %v, want %v", got, want)
 	}
 	lists := 0
@@ -178,12 +198,12 @@ func TestSoftTaintConflictKeepsConcurrentChange(t *testing.T) {
 		}
 		return true, nil, apierrors.NewConflict(schema.GroupResource{Resource: "nodes"}, "n1", fmt.Errorf("modified"))
 	})
-	st := &SoftTaint{Client: client, Value: "true"}
-	actions, err := st.Sync(context.Background(), snap, map[string]bool{"n1": true})
+	st := &SoftTaint{Client: client, Instance: me}
+	actions, err := st.Sync(context.Background(), snap, wantHot(map[string]bool{"n1": true}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := actionList(actions), []string{"n1 add done=true"}; !reflect.DeepEqual(got, want) {
+	if got, want := actionList(actions), []string{"n1 add " + hotKey + " done=true"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("actions %v, want %v", got, want)
 	}
 	want := []string{"maintenance=soon:NoSchedule", hotKey + "=true:PreferNoSchedule"}
@@ -202,11 +222,14 @@ func TestSoftTaintPatchCarriesResourceVersion(t *testing.T) {
 		body = string(p.GetPatch())
 		return true, n1, nil
 	})
-	st := &SoftTaint{Client: client, Key: "example.com/hot", Value: "yes"}
-	if _, err := st.Sync(context.Background(), snap, map[string]bool{"n1": true}); err != nil {
+	st := &SoftTaint{Client: client, Instance: me}
+	wants := []TaintWant{{Key: "example.com/hot", Value: "yes", Nodes: map[string]bool{"n1": true}}}
+	if _, err := st.Sync(context.Background(), snap, wants); err != nil {
 		t.Fatal(err)
 	}
-	want := `{"metadata":{"resourceVersion":"42"},"spec":{"taints":[{"key":"example.com/hot","value":"yes","effect":"PreferNoSchedule"}]}}`
+	want := `{"metadata":{"resourceVersion":"42","annotations":{"` + SoftTaintOwnersAnnotation + `":` +
+		`"{\"kube-system/descheduler\":{\"example.com/hot\":\"yes\"}}"}},` +
+		`"spec":{"taints":[{"key":"example.com/hot","value":"yes","effect":"PreferNoSchedule"}]}}`
 	if body != want {
 		t.Errorf("patch\n got %s\nwant %s", body, want)
 	}
@@ -220,9 +243,9 @@ func TestSoftTaintFailures(t *testing.T) {
 		wantErr    string // "": Sync returns no error
 	}{
 		{name: "vanished node is not an error", patchErr: apierrors.NewNotFound(schema.GroupResource{Resource: "nodes"}, "n1"),
-			wantAction: "n1 add done=false"},
+			wantAction: "n1 add " + hotKey + " done=false"},
 		{name: "other errors are reported", patchErr: apierrors.NewInternalError(fmt.Errorf("etcd down")),
-			wantAction: "n1 add done=false", wantErr: "add soft taint descheduler.usage.io/overutilized on node n1"},
+			wantAction: "n1 add " + hotKey + " done=false", wantErr: "soft taints of " + me + " on node n1"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -230,7 +253,8 @@ func TestSoftTaintFailures(t *testing.T) {
 			client.PrependReactor("patch", "nodes", func(k8stesting.Action) (bool, runtime.Object, error) {
 				return true, nil, tc.patchErr
 			})
-			actions, err := (&SoftTaint{Client: client, Value: "true"}).Sync(context.Background(), snap, map[string]bool{"n1": true})
+			actions, err := (&SoftTaint{Client: client, Instance: me}).Sync(context.Background(), snap,
+				wantHot(map[string]bool{"n1": true}))
 			if got := actionList(actions); !reflect.DeepEqual(got, []string{tc.wantAction}) {
 				t.Errorf("actions %v, want [%s]", got, tc.wantAction)
 			}

@@ -2,6 +2,7 @@ package simulator
 
 import (
 	"context"
+	"maps"
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
@@ -10,53 +11,96 @@ import (
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 )
 
-// taints applies the soft taint to the simulated cluster's nodes, with the
-// semantics of descheduler.SoftTaint.Sync: present (with the configured
-// value) on exactly the wanted considered nodes, absent everywhere else.
+// taints applies the soft taints to the simulated cluster's nodes, with
+// the semantics of descheduler.SoftTaint.Sync: each wanted taint present
+// (with its value) on the wanted considered nodes, and every taint the
+// simulation put on a node (or a descheduler instance owned in the
+// snapshot, see descheduler.SoftTaintOwnersAnnotation) removed once it is
+// no longer wanted there. Other taints are never touched; a wanted key
+// such a taint already has is left to it.
 type taints struct {
-	c          *cluster
-	key, value string
+	c *cluster
+	// mine is, per node, the keys of the taints the simulation put there.
+	mine map[string]map[string]bool
 }
 
 var _ descheduler.Tainter = (*taints)(nil)
 
 // newTaints returns the applier for profiles, or nil when no strategy can
-// use a soft taint (as the live descheduler decides).
+// use a soft taint.
 func newTaints(c *cluster, profiles []descheduler.Profile) descheduler.Tainter {
-	key, value, enabled, capable := descheduler.SoftTaintConfig(profiles)
-	if !enabled && !capable {
+	if _, _, enabled, capable := descheduler.SoftTaintConfig(profiles); !enabled && !capable {
 		return nil
 	}
-	if !enabled {
-		key, value = descheduler.DefaultSoftTaintKey, ""
-	}
-	return &taints{c: c, key: key, value: value}
+	return &taints{c: c, mine: map[string]map[string]bool{}}
 }
 
 // Sync implements descheduler.Tainter; every action succeeds.
-func (t *taints) Sync(_ context.Context, snap *snapshot.Snapshot, want map[string]bool) ([]descheduler.TaintAction, error) {
+func (t *taints) Sync(_ context.Context, snap *snapshot.Snapshot, wants []descheduler.TaintWant) ([]descheduler.TaintAction, error) {
 	var actions []descheduler.TaintAction
 	for _, name := range t.c.order {
-		node := t.c.nodes[name]
-		_, considered := snap.Node(name)
-		w := want[name] && considered
-		i := slices.IndexFunc(node.Spec.Taints, t.ours)
-		switch {
-		case w && (i < 0 || node.Spec.Taints[i].Value != t.value):
-			t.set(node, append(withoutIndex(node.Spec.Taints, i),
-				v1.Taint{Key: t.key, Value: t.value, Effect: v1.TaintEffectPreferNoSchedule}))
-			actions = append(actions, descheduler.TaintAction{Node: name, Action: descheduler.TaintAdd, Done: true})
-		case !w && i >= 0:
-			t.set(node, withoutIndex(node.Spec.Taints, i))
-			actions = append(actions, descheduler.TaintAction{Node: name, Action: descheduler.TaintRemove, Done: true})
+		want := map[string]string{}
+		if _, considered := snap.Node(name); considered {
+			for _, w := range wants {
+				if _, seen := want[w.Key]; !seen && w.Nodes[name] {
+					want[w.Key] = w.Value
+				}
+			}
 		}
+		actions = append(actions, t.syncNode(name, want)...)
 	}
 	return actions, nil
 }
 
-// ours reports whether tn is the soft taint (key and effect identify it).
-func (t *taints) ours(tn v1.Taint) bool {
-	return tn.Key == t.key && tn.Effect == v1.TaintEffectPreferNoSchedule
+// syncNode makes the simulation's taints on node name exactly want.
+func (t *taints) syncNode(name string, want map[string]string) []descheduler.TaintAction {
+	node := t.c.nodes[name]
+	taints := slices.Clone(node.Spec.Taints)
+	mine := t.mine[name]
+	if mine == nil {
+		// The simulated descheduler plays the live one: the taints the
+		// snapshot's node says a descheduler instance owns are its own.
+		mine = map[string]bool{}
+		for _, k := range descheduler.OwnedSoftTaintKeys(node) {
+			mine[k] = true
+		}
+	}
+	var actions []descheduler.TaintAction
+	keys := slices.Sorted(maps.Keys(mine))
+	for k := range want {
+		if !mine[k] {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, key := range keys {
+		i := slices.IndexFunc(taints, func(tn v1.Taint) bool {
+			return tn.Key == key && tn.Effect == v1.TaintEffectPreferNoSchedule
+		})
+		value, wanted := want[key]
+		switch {
+		case mine[key] && !wanted:
+			if i >= 0 {
+				taints = slices.Delete(taints, i, i+1)
+			}
+			delete(mine, key)
+			actions = append(actions, descheduler.TaintAction{Node: name, Key: key, Action: descheduler.TaintRemove, Done: true})
+		case wanted && i >= 0 && !mine[key], wanted && i >= 0 && taints[i].Value == value:
+			// Not ours, or already as wanted.
+		case wanted && i >= 0:
+			taints[i].Value = value
+			actions = append(actions, descheduler.TaintAction{Node: name, Key: key, Action: descheduler.TaintAdd, Done: true})
+		case wanted:
+			taints = append(taints, v1.Taint{Key: key, Value: value, Effect: v1.TaintEffectPreferNoSchedule})
+			mine[key] = true
+			actions = append(actions, descheduler.TaintAction{Node: name, Key: key, Action: descheduler.TaintAdd, Done: true})
+		}
+	}
+	t.mine[name] = mine
+	if len(actions) > 0 {
+		t.set(node, taints)
+	}
+	return actions
 }
 
 // set replaces node by a copy with the given taints (node objects are
@@ -66,15 +110,4 @@ func (t *taints) set(node *v1.Node, taints []v1.Taint) {
 	n.Spec.Taints = taints
 	t.c.nodes[n.Name] = &n
 	t.c.state.SetNode(&n)
-}
-
-// withoutIndex returns a new slice of taints without index i (i < 0: all).
-func withoutIndex(taints []v1.Taint, i int) []v1.Taint {
-	out := make([]v1.Taint, 0, len(taints)+1)
-	for j, tn := range taints {
-		if j != i {
-			out = append(out, tn)
-		}
-	}
-	return out
 }

@@ -169,6 +169,7 @@ func TestManifestsServerDryRun(t *testing.T) {
 		{"deployment", "deployment.apps/" + deployName},
 		{"cronjob", "cronjob.batch/" + deployName},
 		{"job", "job.batch/" + deployName},
+		{"untaint", "job.batch/" + deployName + "-untaint"},
 	} {
 		t.Run("kustomize "+overlay.dir, func(t *testing.T) {
 			d.serverDryRun(t, overlay.want, "-k", d.path("deploy/kustomize/"+overlay.dir))

@@ -52,6 +52,12 @@ leader election, else its own (POD_NAMESPACE). */}}
 {{- if include "usage-descheduler.leaderElect" . }}{{ include "usage-descheduler.leaseNamespace" . }}{{ else }}{{ .Release.Namespace }}{{ end }}
 {{- end }}
 
+{{/* The instance name owning the soft taints (--instance-name): the
+value, else <lease namespace>/<lease name>, the binary's own default. */}}
+{{- define "usage-descheduler.instanceName" -}}
+{{- .Values.instanceName | default (printf "%s/%s" (include "usage-descheduler.leaseNamespace" .) .Values.leaderElection.resourceName) }}
+{{- end }}
+
 {{/* Fails rendering on values that cannot work. */}}
 {{- define "usage-descheduler.validate" -}}
 {{- if not (has .Values.kind (list "Deployment" "CronJob" "Job")) }}
@@ -63,6 +69,9 @@ leader election, else its own (POD_NAMESPACE). */}}
 {{- if and (eq .Values.kind "Deployment") (not .Values.deschedulingInterval) }}
 {{- fail "kind Deployment needs deschedulingInterval (e.g. 5m)" }}
 {{- end }}
+{{- if not (has .Values.softTaint.untaintHook (list "pre-delete" "post-delete")) }}
+{{- fail (printf "softTaint.untaintHook must be pre-delete or post-delete, not %q" .Values.softTaint.untaintHook) }}
+{{- end }}
 {{- if and .Values.serviceMonitor.enabled (not .Values.service.enabled) }}
 {{- fail "serviceMonitor.enabled needs service.enabled" }}
 {{- end }}
@@ -73,6 +82,7 @@ leader election, else its own (POD_NAMESPACE). */}}
 - --policy-config-file=/policy-dir/policy.yaml
 - --port={{ .Values.port }}
 - --history-configmap={{ .Values.historyConfigMap }}
+- --instance-name={{ include "usage-descheduler.instanceName" . }}
 {{- if eq .Values.kind "Deployment" }}
 - --descheduling-interval={{ .Values.deschedulingInterval }}
 {{- end }}

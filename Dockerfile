@@ -19,7 +19,12 @@ RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -X github.com/usage-desched
 # Final stage: distroless static (CA certificates, tzdata, /etc/passwd with
 # nonroot, no shell), running as the unprivileged nonroot user.
 FROM gcr.io/distroless/static-debian12:nonroot
+# The binary at both paths: /bin/descheduler is upstream's path (its Helm
+# chart and manifests set command: ["/bin/descheduler"]), /descheduler the
+# ENTRYPOINT this project's manifests rely on.
+COPY --from=build /out/descheduler /bin/descheduler
 COPY --from=build /out/descheduler /descheduler
 USER 65532:65532
+# The HTTPS port of /healthz, /readyz and /metrics (upstream's --secure-port).
 EXPOSE 10258
 ENTRYPOINT ["/descheduler"]

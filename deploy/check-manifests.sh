@@ -74,6 +74,51 @@ for f in "$@"; do
 	fi
 	mustnot "$f" '"\*"|^ *- "?\*"?$' "wildcard in RBAC"
 	mustnot "$f" '(^ *- |[[ ,])"?(delete|deletecollection|escalate|bind|impersonate)"?([],]|$)' "destructive or escalating verb"
+	# Secrets: only by name (the Prometheus token), never all of them.
+	# A rule starts at "- apiGroups:" and ends at the next one or at a
+	# top-level key (helm keeps the written order, kustomize sorts keys).
+	if awk '
+		function close_rule() { if (sec && !names) bad = 1; sec = 0; names = 0 }
+		/^ *- apiGroups:/ || /^[A-Za-z-]/ { close_rule() }
+		/^ *(- )?resourceNames:/ { names = 1 }
+		/resources: .*"secrets"|^ *- "?secrets"?$/ { sec = 1 }
+		END { close_rule(); exit !bad }' "$f"; then
+		fail "$f" "a secrets rule without resourceNames"
+	fi
+	case "$f" in
+	*helm-*) must "$f" 'scheme: HTTPS' "probes over HTTPS (the --secure-port)" ;;
+	esac
+	case "$f" in
+	*prometheus-token* | *upstream*)
+		must "$f" '^ *(resourceNames: \[|- )"?(prometheus-token|descheduler-prometheus)"?' "get/list/watch on the Prometheus token Secret by name"
+		;;
+	*) mustnot "$f" '"secrets"|^ *- secrets$' "no Secret access unless the policy names a token Secret" ;;
+	esac
+	case "$f" in
+	*upstream*)
+		# Upstream chart keys (ci/upstream-values.yaml) reach the objects.
+		must "$f" '^ *- /bin/descheduler$' "upstream's command"
+		must "$f" 'team: platform' "commonLabels"
+		must "$f" 'automountServiceAccountToken: false' "automountServiceAccountToken"
+		must "$f" 'name: kube-api-access' "extraServiceAccountVolumes/Mounts"
+		must "$f" 'name: init-wait' "initContainers"
+		must "$f" 'ndots' "dnsConfig"
+		must "$f" 'example.com/pod' "podAnnotations/podLabels"
+		;;
+	esac
+	case "$f" in
+	*upstream-Deployment*)
+		must "$f" 'ipFamilyPolicy: SingleStack' "service.ipFamilyPolicy"
+		must "$f" 'scheme: https' "the ServiceMonitor scrapes HTTPS"
+		must "$f" 'serverName: usage-descheduler.kube-system.svc' "serviceMonitor.serverName"
+		must "$f" 'example.com/deployment' "deploymentAnnotations"
+		;;
+	*upstream-CronJob*)
+		must "$f" 'example.com/cronjob' "cronJobAnnotations/cronJobLabels"
+		must "$f" 'example.com/job' "jobAnnotations/jobLabels"
+		must "$f" 'timeZone: "Etc/UTC"' "timeZone"
+		;;
+	esac
 	case "$f" in
 	*soft-taint* | *all-options*) must "$f" 'patch' "nodes patch for soft taints" ;;
 	*) mustnot "$f" 'soft-taint|Soft taints' "no node patching unless soft taints are on" ;;

@@ -4,10 +4,13 @@
 #   make helm           install the pinned helm (below) when absent
 #   make image-context  build the image's binary exactly as the Dockerfile
 #                       does, from only the files the Dockerfile copies
-#   make deploy-check   helm lint + helm template for each kind, kubectl
-#                       kustomize for each overlay (and the soft-taint
-#                       component), manifest invariants, the shipped
-#                       policies validated by the binary, image-context
+#   make deploy-check   helm lint + helm template for each kind, with every
+#                       upstream chart key (ci/upstream-values.yaml) and
+#                       with misspelled keys (must fail: values.schema.json),
+#                       kubectl kustomize for each overlay (and the
+#                       soft-taint and prometheus-token components),
+#                       manifest invariants, the shipped policies
+#                       validated by the binary, image-context
 #
 # Needs Go, kubectl (for its built-in kustomize) and network access to the Go
 # module proxy the first time helm is installed.
@@ -60,6 +63,11 @@ image-context:
 		grep -qxF "$$pat" $(DEPLOY_ROOT)/Dockerfile || { echo "Dockerfile lacks: $$pat"; exit 1; }; \
 	done
 	@grep -qx 'USER 65532:65532' $(DEPLOY_ROOT)/Dockerfile || { echo "Dockerfile must run as USER 65532:65532"; exit 1; }
+	@for dst in /bin/descheduler /descheduler; do \
+		grep -qxF "COPY --from=build /out/descheduler $$dst" $(DEPLOY_ROOT)/Dockerfile || \
+			{ echo "Dockerfile must install the binary at $$dst (upstream's path /bin/descheduler, ENTRYPOINT /descheduler)"; exit 1; }; \
+	done
+	@grep -qxF 'ENTRYPOINT ["/descheduler"]' $(DEPLOY_ROOT)/Dockerfile || { echo 'Dockerfile ENTRYPOINT must stay ["/descheduler"]'; exit 1; }
 	rm -rf $(DEPLOY_IMAGE_CONTEXT) && mkdir -p $(DEPLOY_IMAGE_CONTEXT)/src
 	cd $(DEPLOY_ROOT) && cp -R $(DEPLOY_IMAGE_SOURCES) $(DEPLOY_IMAGE_CONTEXT)/src/
 	cd $(DEPLOY_IMAGE_CONTEXT)/src && GOFLAGS=-buildvcs=false $(DEPLOY_IMAGE_BUILD)$(DEPLOY_VERSION)" -o ../descheduler ./cmd/descheduler
@@ -79,8 +87,23 @@ deploy-helm: helm
 	done
 	"$(HELM)" template usage-descheduler $(DEPLOY_CHART) --namespace kube-system \
 		-f $(DEPLOY_CHART)/ci/all-options-values.yaml > $(DEPLOY_OUT)/helm-all-options.yaml
+	@set -e; for kind in Deployment CronJob; do \
+		echo "helm template upstream-values.yaml kind=$$kind"; \
+		"$(HELM)" template usage-descheduler $(DEPLOY_CHART) --namespace descheduler-release --set kind=$$kind \
+			-f $(DEPLOY_CHART)/ci/upstream-values.yaml > $(DEPLOY_OUT)/helm-upstream-$$kind.yaml; \
+		if grep -n 'namespace: descheduler-release' $(DEPLOY_OUT)/helm-upstream-$$kind.yaml; then \
+			echo "namespaceOverride ignored in helm-upstream-$$kind.yaml"; exit 1; fi; \
+	done
 	@if "$(HELM)" template x $(DEPLOY_CHART) --set kind=DaemonSet >/dev/null 2>&1; then \
 		echo "helm template accepted kind=DaemonSet"; exit 1; fi
+	@# values.schema.json: misspelled keys (top level and nested) are rejected.
+	@set -e; for bad in replica=2 leaderElection.enable=true serviceMonitor.insecureSkipVerfy=true \
+		service.ipFamily=IPv4 serviceAccount.automountToken=false image.pullpolicy=Always; do \
+		if "$(HELM)" template x $(DEPLOY_CHART) --set $$bad >/dev/null 2>$(DEPLOY_OUT)/schema-error.txt; then \
+			echo "helm template accepted the misspelled value $$bad"; exit 1; fi; \
+		grep -q 'additional properties' $(DEPLOY_OUT)/schema-error.txt || \
+			{ echo "--set $$bad failed, but not by the schema:"; cat $(DEPLOY_OUT)/schema-error.txt; exit 1; }; \
+	done; echo "values.schema.json rejects misspelled keys"
 	@if "$(HELM)" template x $(DEPLOY_CHART) --set leaderElection.enabled=false >/dev/null 2>&1; then \
 		echo "helm template accepted 2 replicas without leader election"; exit 1; fi
 	@if "$(HELM)" template x $(DEPLOY_CHART) --set softTaint.untaintHook=post-install >/dev/null 2>&1; then \
@@ -99,12 +122,17 @@ deploy-kustomize:
 		'components: [../../../deploy/kustomize/components/soft-taint]' > $(DEPLOY_OUT)/soft-taint/kustomization.yaml
 	$(KUBECTL) kustomize $(DEPLOY_OUT)/soft-taint > $(DEPLOY_OUT)/kustomize-soft-taint.yaml
 	$(KUBECTL) kustomize $(DEPLOY_ROOT)/deploy/kustomize/untaint > $(DEPLOY_OUT)/untaint-kustomize.yaml
+	@mkdir -p $(DEPLOY_OUT)/prometheus-token
+	@printf '%s\n' 'apiVersion: kustomize.config.k8s.io/v1beta1' 'kind: Kustomization' \
+		'resources: [../../../deploy/kustomize/deployment]' \
+		'components: [../../../deploy/kustomize/components/prometheus-token]' > $(DEPLOY_OUT)/prometheus-token/kustomization.yaml
+	$(KUBECTL) kustomize $(DEPLOY_OUT)/prometheus-token > $(DEPLOY_OUT)/kustomize-deployment-prometheus-token.yaml
 	$(KUBECTL) kustomize $(DEPLOY_ROOT)/deploy/monitoring > $(DEPLOY_OUT)/kustomize-monitoring.yaml
 
 ## deploy-policies: the policies shipped in the ConfigMaps must validate.
 deploy-policies: image-context deploy-helm deploy-kustomize
 	@mkdir -p $(DEPLOY_OUT)/policies
-	@set -e; for f in kustomize-deployment helm-Deployment; do \
+	@set -e; for f in kustomize-deployment helm-Deployment helm-upstream-Deployment helm-all-options; do \
 		awk '/^  policy.yaml: \|/{p=1; next} p && /^ ? ? ?[^ ]/{p=0} p{sub(/^    /, ""); print}' \
 			$(DEPLOY_OUT)/$$f.yaml > $(DEPLOY_OUT)/policies/$$f.yaml; \
 		test -s $(DEPLOY_OUT)/policies/$$f.yaml || { echo "no policy found in $$f"; exit 1; }; \

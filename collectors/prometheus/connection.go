@@ -1,21 +1,28 @@
 package prometheus
 
 import (
-	"bytes"
+	"context"
 	"crypto/tls"
-	"crypto/x509"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
+	promconfig "github.com/prometheus/common/config"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // DefaultTimeout is the default time limit of one Prometheus request.
 const DefaultTimeout = 10 * time.Second
+
+// secretTokenRef is the name under which the collector's tokenSource hands
+// the Secret-fed bearer token to prometheus/common (Authorization
+// credentials_ref).
+const secretTokenRef = "authToken"
 
 // Connection is how to reach a Prometheus server (or a compatible API such
 // as Thanos Query).
@@ -27,11 +34,11 @@ type Connection struct {
 	// prometheusAuthToken) and may replace it with SetBearerToken.
 	BearerToken string
 	// BearerTokenFile is a file holding the token (e.g. a projected service
-	// account token). It is re-read whenever its modification time or size
-	// changes, checked before every poll.
+	// account token). prometheus/common re-reads it on every request, so a
+	// rotated token is used from the next request on.
 	BearerTokenFile string
 	// CAFile is a PEM bundle of the CAs trusted for https; empty means the
-	// system pool.
+	// system pool. prometheus/common reloads it when its content changes.
 	CAFile string
 	// InsecureSkipVerify disables TLS certificate verification (default
 	// false; for tests only).
@@ -59,93 +66,92 @@ func (c *Connection) Validate(path *field.Path) field.ErrorList {
 	return errs
 }
 
-// httpClient builds the HTTP client: TLS with the CA file (read once),
-// the bearer token on every request and the timeout.
-func (c *Connection) httpClient(token *tokenSource) (*http.Client, error) {
-	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: c.InsecureSkipVerify} //nolint:gosec // opt-in
-	if c.CAFile != "" {
-		pem, err := os.ReadFile(c.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("reading caFile: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("caFile %s holds no PEM certificate", c.CAFile)
-		}
-		tlsConfig.RootCAs = pool
+// HTTPClientConfig is the connection as prometheus/common's client
+// configuration: TLS 1.2 or later with the CA file and insecureSkipVerify,
+// and a Bearer Authorization from the token file (read per request) or,
+// for a Secret-fed token, from a credentials reference that the
+// collector's token source resolves per request. Redirects are followed
+// and HTTP/2 is enabled, as in prometheus/common's defaults.
+func (c *Connection) HTTPClientConfig() promconfig.HTTPClientConfig {
+	cfg := promconfig.DefaultHTTPClientConfig
+	cfg.TLSConfig = promconfig.TLSConfig{CAFile: c.CAFile, InsecureSkipVerify: c.InsecureSkipVerify,
+		MinVersion: promconfig.TLSVersion(tls.VersionTLS12)}
+	switch {
+	case c.BearerTokenFile != "":
+		cfg.Authorization = &promconfig.Authorization{Type: "Bearer", CredentialsFile: c.BearerTokenFile}
+	case c.BearerToken != "":
+		cfg.Authorization = &promconfig.Authorization{Type: "Bearer", CredentialsRef: secretTokenRef}
 	}
-	transport := http.DefaultTransport.(*http.Transport).Clone()
-	transport.TLSClientConfig = tlsConfig
-	timeout := c.Timeout
-	if timeout == 0 {
-		timeout = DefaultTimeout
-	}
-	return &http.Client{Transport: &bearerTransport{base: transport, token: token}, Timeout: timeout}, nil
+	return cfg
 }
 
-// tokenSource holds the bearer token, from a static value or a file that
-// refresh re-reads when it changes.
-type tokenSource struct {
-	file string
-
-	mu      sync.Mutex
-	token   string
-	modTime time.Time
-	size    int64
+// timeout is the per-request limit.
+func (c *Connection) timeout() time.Duration {
+	if c.Timeout == 0 {
+		return DefaultTimeout
+	}
+	return c.Timeout
 }
 
-// refresh re-reads the token file if its modification time or size
-// changed since the last read. Without a file it does nothing.
-func (t *tokenSource) refresh() error {
-	if t.file == "" {
-		return nil
+// httpClient builds the HTTP client from HTTPClientConfig with
+// prometheus/common, tokens resolving the Secret-fed token. The bearer
+// token file must be readable and non-empty now, so that a wrong path
+// fails at start rather than at every poll.
+func (c *Connection) httpClient(tokens *tokenSource) (*http.Client, error) {
+	cfg := c.HTTPClientConfig()
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("http client config: %w", err)
 	}
-	info, err := os.Stat(t.file)
+	if c.BearerTokenFile != "" {
+		if err := checkTokenFile(c.BearerTokenFile); err != nil {
+			return nil, err
+		}
+	}
+	client, err := promconfig.NewClientFromConfig(cfg, Name, promconfig.WithSecretManager(tokens))
+	if err != nil {
+		return nil, fmt.Errorf("http client (caFile %q): %w", c.CAFile, err)
+	}
+	client.Timeout = c.timeout()
+	return client, nil
+}
+
+// checkTokenFile fails unless file holds a non-empty token.
+func checkTokenFile(file string) error {
+	data, err := os.ReadFile(file)
 	if err != nil {
 		return fmt.Errorf("bearerTokenFile: %w", err)
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if info.ModTime().Equal(t.modTime) && info.Size() == t.size && t.token != "" {
-		return nil
+	if strings.TrimSpace(string(data)) == "" {
+		return fmt.Errorf("bearerTokenFile %s is empty", file)
 	}
-	data, err := os.ReadFile(t.file)
-	if err != nil {
-		return fmt.Errorf("bearerTokenFile: %w", err)
-	}
-	token := string(bytes.TrimSpace(data))
-	if token == "" {
-		return fmt.Errorf("bearerTokenFile %s is empty", t.file)
-	}
-	t.token, t.modTime, t.size = token, info.ModTime(), info.Size()
 	return nil
 }
 
-func (t *tokenSource) get() string {
+// tokenSource holds the Secret-fed bearer token; it is prometheus/common's
+// SecretManager for the credentials reference secretTokenRef, read on
+// every request, so SetBearerToken takes effect at the next request.
+type tokenSource struct {
+	mu    sync.Mutex
+	token string
+}
+
+var _ promconfig.SecretManager = (*tokenSource)(nil)
+
+// Fetch implements promconfig.SecretManager.
+func (t *tokenSource) Fetch(_ context.Context, ref string) (string, error) {
+	if ref != secretTokenRef {
+		return "", fmt.Errorf("unknown credentials reference %q", ref)
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.token
+	if t.token == "" {
+		return "", errors.New("no Prometheus bearer token")
+	}
+	return t.token, nil
 }
 
 func (t *tokenSource) set(token string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.token = token
-}
-
-// bearerTransport adds the Authorization header to every request.
-type bearerTransport struct {
-	base  http.RoundTripper
-	token *tokenSource
-}
-
-// RoundTrip implements http.RoundTripper.
-func (b *bearerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	token := b.token.get()
-	if token == "" {
-		return b.base.RoundTrip(req)
-	}
-	r := req.Clone(req.Context())
-	r.Header.Set("Authorization", "Bearer "+token)
-	return b.base.RoundTrip(r)
 }

@@ -1,15 +1,18 @@
 package prometheus
 
 import (
+	"crypto/tls"
 	"encoding/pem"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	promconfig "github.com/prometheus/common/config"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/klog/v2/ktesting"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -45,8 +48,10 @@ func TestBearerTokenFileReread(t *testing.T) {
 	if err := h.poll(t); err != nil || auth() != "Bearer tok-1" {
 		t.Fatalf("first poll: %v", err)
 	}
-	// A rotated token (new modification time) is used at the next poll.
-	write("tok-2", t0.Add(time.Hour))
+	// A rotated token is used at the next poll: prometheus/common re-reads
+	// the file on every request, even when the rotation kept the
+	// modification time.
+	write("tok-2\n", t0) // same size and time as tok-1
 	h.clock.Step(15 * time.Second)
 	if err := h.poll(t); err != nil {
 		t.Fatal(err)
@@ -59,7 +64,7 @@ func TestBearerTokenFileReread(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.clock.Step(15 * time.Second)
-	if err := h.poll(t); err == nil || !strings.Contains(err.Error(), "bearerTokenFile") {
+	if err := h.poll(t); err == nil || !strings.Contains(err.Error(), "unable to read file "+file) {
 		t.Fatalf("poll without the token file: %v", err)
 	}
 	if reqs := h.prom.take(); len(reqs) != 0 {
@@ -89,6 +94,10 @@ func TestTLS(t *testing.T) {
 	if err := os.WriteFile(caFile, caPEM, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.WriteFile(empty, []byte("\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	notPEM := filepath.Join(dir, "not.pem")
 	if err := os.WriteFile(notPEM, []byte("hello"), 0o600); err != nil {
 		t.Fatal(err)
@@ -102,8 +111,10 @@ func TestTLS(t *testing.T) {
 		{name: "CA file trusts the server", conn: Connection{CAFile: caFile}},
 		{name: "system pool does not", conn: Connection{}, pollErr: "certificate signed by unknown authority"},
 		{name: "insecureSkipVerify", conn: Connection{InsecureSkipVerify: true}},
-		{name: "CA file without PEM", conn: Connection{CAFile: notPEM}, newErr: "holds no PEM certificate"},
-		{name: "CA file missing", conn: Connection{CAFile: filepath.Join(dir, "nope")}, newErr: "reading caFile"},
+		{name: "CA file without PEM", conn: Connection{CAFile: notPEM}, newErr: "unable to use specified CA cert file"},
+		{name: "CA file missing", conn: Connection{CAFile: filepath.Join(dir, "nope")}, newErr: "no such file"},
+		{name: "token file missing", conn: Connection{BearerTokenFile: filepath.Join(dir, "nope")}, newErr: "bearerTokenFile"},
+		{name: "token file empty", conn: Connection{BearerTokenFile: empty}, newErr: "is empty"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -128,6 +139,65 @@ func TestTLS(t *testing.T) {
 				t.Fatalf("n1 %v", c.NodeSeries("n1"))
 			}
 		})
+	}
+}
+
+// TestHTTPClientConfig checks the prometheus/common configuration each
+// connection turns into, and that prometheus/common accepts it.
+func TestHTTPClientConfig(t *testing.T) {
+	tls12 := promconfig.TLSVersion(tls.VersionTLS12)
+	tests := []struct {
+		name     string
+		conn     Connection
+		wantAuth *promconfig.Authorization
+		wantTLS  promconfig.TLSConfig
+	}{
+		{name: "no credentials", conn: Connection{URL: "http://prom:9090"},
+			wantTLS: promconfig.TLSConfig{MinVersion: tls12}},
+		{name: "token file, read per request", conn: Connection{URL: "https://prom", BearerTokenFile: "/var/run/token"},
+			wantAuth: &promconfig.Authorization{Type: "Bearer", CredentialsFile: "/var/run/token"},
+			wantTLS:  promconfig.TLSConfig{MinVersion: tls12}},
+		// The Secret-fed token is a reference resolved by the collector's
+		// token source, never inlined (it changes with the Secret).
+		{name: "Secret token", conn: Connection{URL: "https://prom", BearerToken: "s3cret"},
+			wantAuth: &promconfig.Authorization{Type: "Bearer", CredentialsRef: secretTokenRef},
+			wantTLS:  promconfig.TLSConfig{MinVersion: tls12}},
+		{name: "TLS", conn: Connection{URL: "https://prom", CAFile: "/ca.pem", InsecureSkipVerify: true},
+			wantTLS: promconfig.TLSConfig{CAFile: "/ca.pem", InsecureSkipVerify: true, MinVersion: tls12}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := tc.conn.HTTPClientConfig()
+			if !reflect.DeepEqual(cfg.Authorization, tc.wantAuth) {
+				t.Errorf("Authorization %+v, want %+v", cfg.Authorization, tc.wantAuth)
+			}
+			if !reflect.DeepEqual(cfg.TLSConfig, tc.wantTLS) {
+				t.Errorf("TLSConfig %+v, want %+v", cfg.TLSConfig, tc.wantTLS)
+			}
+			if cfg.BearerToken != "" || cfg.BearerTokenFile != "" || cfg.BasicAuth != nil || cfg.OAuth2 != nil {
+				t.Errorf("unexpected credentials in %+v", cfg)
+			}
+			if !cfg.FollowRedirects || !cfg.EnableHTTP2 {
+				t.Errorf("FollowRedirects %v EnableHTTP2 %v, want prometheus/common's defaults (true)",
+					cfg.FollowRedirects, cfg.EnableHTTP2)
+			}
+			if err := cfg.Validate(); err != nil {
+				t.Errorf("prometheus/common rejects the config: %v", err)
+			}
+		})
+	}
+}
+
+// TestSecretTokenNotSentWhenCleared: the token source refuses to hand out
+// an empty token, so a request is never sent with "Bearer " alone.
+func TestSecretTokenNotSentWhenCleared(t *testing.T) {
+	h := newHarness(t, Connection{BearerToken: "tok"}, defaultQueries())
+	h.c.SetBearerToken("")
+	if err := h.poll(t); err == nil || !strings.Contains(err.Error(), "no Prometheus bearer token") {
+		t.Fatalf("poll with an empty token: %v", err)
+	}
+	if reqs := h.prom.take(); len(reqs) != 0 {
+		t.Fatalf("requests sent without a token: %+v", reqs)
 	}
 }
 

@@ -52,8 +52,13 @@
 // # Connection
 //
 // Connection holds the URL, a bearer token given by the caller (read from
-// the policy's Secret) or a bearerTokenFile re-read whenever its
-// modification time or size changes (checked before every poll), a CA
-// bundle file, insecureSkipVerify (default false) and a per-request
-// timeout (default 10s).
+// the policy's Secret, replaced with SetBearerToken when the Secret
+// changes) or a bearerTokenFile, a CA bundle file, insecureSkipVerify
+// (default false) and a per-request timeout (default 10s). The HTTP client
+// is prometheus/common's (HTTPClientConfig, NewClientFromConfig), the
+// library Prometheus itself scrapes and queries with: TLS 1.2 or later, a
+// CA file reloaded when its content changes, and a token file re-read on
+// every request, so a rotated projected service-account token is used
+// from the next request on. The Secret-fed token is handed to it through a
+// credentials reference resolved per request.
 package prometheus

@@ -51,10 +51,7 @@ func New(conn Connection, q collectors.PrometheusQueries, s collectors.Settings)
 	if q.NodeLabel == "" {
 		q.NodeLabel = collectors.DefaultNodeLabel
 	}
-	token := &tokenSource{file: conn.BearerTokenFile, token: conn.BearerToken}
-	if err := token.refresh(); err != nil {
-		return nil, fmt.Errorf("prometheus collector: %w", err)
-	}
+	token := &tokenSource{token: conn.BearerToken}
 	httpClient, err := conn.httpClient(token)
 	if err != nil {
 		return nil, fmt.Errorf("prometheus collector: %w", err)
@@ -72,7 +69,8 @@ func New(conn Connection, q collectors.PrometheusQueries, s collectors.Settings)
 }
 
 // SetBearerToken replaces the bearer token (e.g. after the Secret holding
-// it changed). It has no lasting effect with a bearerTokenFile.
+// it changed); the next request sends it. It has no effect unless the
+// connection was built with a BearerToken (not a BearerTokenFile).
 func (c *Collector) SetBearerToken(token string) { c.token.set(token) }
 
 // NodeResourcePercent returns the node's MetricResource percentages
@@ -128,9 +126,6 @@ func (c *Collector) query(ctx context.Context, name, q string, r promv1.Range) (
 // fetch runs every configured query; a failing query does not discard the
 // others' results.
 func (c *Collector) fetch(ctx context.Context, now time.Time) (window.Batch, error) {
-	if err := c.token.refresh(); err != nil {
-		return window.Batch{}, err
-	}
 	r := c.evalRange(now)
 	var batch window.Batch
 	var problems collectors.Problems

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"slices"
 	"time"
@@ -140,6 +141,9 @@ type collectorDeps struct {
 	Metrics metricsclientset.Interface
 	// Kube reads the Prometheus token Secret.
 	Kube kubernetes.Interface
+	// ServiceAccountTokenFile is the pod's service-account token file ("":
+	// not in a cluster), sent to a Prometheus provider without credentials.
+	ServiceAccountTokenFile string
 	// Clock drives the collectors; nil means the real clock.
 	Clock clock.WithTicker
 	// Registerer receives the collector metrics (nil: none).
@@ -174,7 +178,8 @@ func startCollectors(ctx context.Context, policy *api.DeschedulerPolicy, cfg *re
 	if err != nil {
 		return nil, err
 	}
-	deps := collectorDeps{Clock: clock.RealClock{}, Registerer: reg}
+	deps := collectorDeps{Clock: clock.RealClock{}, Registerer: reg,
+		ServiceAccountTokenFile: inClusterTokenFile(os.Getenv, os.Stat)}
 	if len(plans) > 0 {
 		if deps.Metrics, err = metricsclientset.NewForConfig(cfg); err != nil {
 			return nil, fmt.Errorf("building the metrics client: %w", err)
@@ -229,7 +234,7 @@ func buildCollector(ctx context.Context, policy *api.DeschedulerPolicy, p source
 	if p.Queries == nil {
 		return rc, errors.New("no metricsUtilization.prometheus queries")
 	}
-	conn, err := prometheusConnection(ctx, provider.Prometheus, deps.Kube)
+	conn, err := prometheusConnection(ctx, provider.Prometheus, deps.Kube, deps.ServiceAccountTokenFile)
 	if err != nil {
 		return rc, err
 	}

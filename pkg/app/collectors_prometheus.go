@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
@@ -17,6 +18,23 @@ import (
 	promcollector "github.com/usage-descheduler/descheduler/collectors/prometheus"
 	"github.com/usage-descheduler/descheduler/pkg/api"
 )
+
+// serviceAccountTokenFile is where Kubernetes mounts a pod's
+// service-account token (kept fresh by the kubelet).
+const serviceAccountTokenFile = "/var/run/secrets/kubernetes.io/serviceaccount/token"
+
+// inClusterTokenFile returns serviceAccountTokenFile when this process runs
+// in a pod (KUBERNETES_SERVICE_HOST set and the token file present, the
+// test client-go's rest.InClusterConfig makes), else "".
+func inClusterTokenFile(getenv func(string) string, stat func(string) (os.FileInfo, error)) string {
+	if getenv("KUBERNETES_SERVICE_HOST") == "" {
+		return ""
+	}
+	if _, err := stat(serviceAccountTokenFile); err != nil {
+		return ""
+	}
+	return serviceAccountTokenFile
+}
 
 // prometheusTokenKey is the key of the bearer token in the Secret named by
 // metricsProviders[].prometheus.authToken (upstream-compatible).
@@ -32,8 +50,11 @@ func secretRef(p *api.Prometheus) *api.SecretReference {
 
 // prometheusConnection turns a policy provider into a connection, reading
 // the bearer token from its Secret (key prometheusAuthToken) when
-// authToken is set.
-func prometheusConnection(ctx context.Context, p *api.Prometheus, kube kubernetes.Interface) (promcollector.Connection, error) {
+// authToken is set. A provider with neither authToken nor bearerTokenFile
+// sends saTokenFile (the pod's service-account token, "" outside a
+// cluster), as upstream sends its in-cluster token.
+func prometheusConnection(ctx context.Context, p *api.Prometheus, kube kubernetes.Interface,
+	saTokenFile string) (promcollector.Connection, error) {
 	conn := promcollector.Connection{URL: p.URL, BearerTokenFile: p.BearerTokenFile, CAFile: p.CAFile,
 		InsecureSkipVerify: p.InsecureSkipVerify}
 	if p.Timeout != nil {
@@ -41,6 +62,11 @@ func prometheusConnection(ctx context.Context, p *api.Prometheus, kube kubernete
 	}
 	ref := secretRef(p)
 	if ref == nil {
+		if conn.BearerTokenFile == "" && saTokenFile != "" {
+			conn.BearerTokenFile = saTokenFile
+			klog.FromContext(ctx).V(2).Info("Prometheus requests carry the pod's service-account token",
+				"file", saTokenFile)
+		}
 		return conn, nil
 	}
 	if kube == nil {

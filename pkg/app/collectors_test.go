@@ -348,7 +348,7 @@ func TestPrometheusConnection(t *testing.T) {
 	p := &api.Prometheus{URL: "https://prom:9090", CAFile: "/ca.pem", InsecureSkipVerify: true,
 		Timeout:   &metav1.Duration{Duration: time.Minute},
 		AuthToken: &api.AuthToken{SecretReference: &api.SecretReference{Namespace: "monitoring", Name: "prom"}}}
-	conn, err := prometheusConnection(ctx, p, kube)
+	conn, err := prometheusConnection(ctx, p, kube, "/sa/token")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,13 +357,13 @@ func TestPrometheusConnection(t *testing.T) {
 		t.Errorf("connection %+v", conn)
 	}
 	p.AuthToken.SecretReference.Name = "missing"
-	if _, err := prometheusConnection(ctx, p, kube); err == nil || !strings.Contains(err.Error(), "monitoring/missing") {
+	if _, err := prometheusConnection(ctx, p, kube, "/sa/token"); err == nil || !strings.Contains(err.Error(), "monitoring/missing") {
 		t.Errorf("missing Secret: %v", err)
 	}
 	_, _ = kube.CoreV1().Secrets("monitoring").Create(ctx, &v1.Secret{ObjectMeta: metav1.ObjectMeta{
 		Namespace: "monitoring", Name: "empty"}, Data: map[string][]byte{"token": []byte("x")}}, metav1.CreateOptions{})
 	p.AuthToken.SecretReference.Name = "empty"
-	if _, err := prometheusConnection(ctx, p, kube); err == nil || !strings.Contains(err.Error(), "no non-empty key prometheusAuthToken") {
+	if _, err := prometheusConnection(ctx, p, kube, "/sa/token"); err == nil || !strings.Contains(err.Error(), "no non-empty key prometheusAuthToken") {
 		t.Errorf("Secret without the key: %v", err)
 	}
 }

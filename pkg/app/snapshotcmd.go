@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -51,7 +52,8 @@ func newSnapshotCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "snapshot -o FILE [--kubeconfig FILE] [--policy FILE] [--duration 5m] [--interval 15s]",
 		Short: "Write the live cluster and its usage samples to one List file for simulate",
-		Long: `Writes nodes, pods, PodDisruptionBudgets, PriorityClasses and Namespaces plus usage
+		Long: `Writes nodes, pods, PodDisruptionBudgets, PriorityClasses, Namespaces and
+PersistentVolumeClaims plus usage
 samples as NodeMetrics/PodMetrics items to one List file that simulate reads.
 
 Samples come from metrics-server, polled every --interval for --duration (0: one
@@ -97,7 +99,7 @@ func runSnapshotCommand(cmd *cobra.Command, o *SnapshotOptions) error {
 	if err != nil {
 		return err
 	}
-	deps := snapshotDeps{Clock: clock.RealClock{}}
+	deps := snapshotDeps{Clock: clock.RealClock{}, ServiceAccountTokenFile: inClusterTokenFile(os.Getenv, os.Stat)}
 	if deps.Kube, err = kubernetes.NewForConfig(cfg); err != nil {
 		return fmt.Errorf("building the client: %w", err)
 	}
@@ -113,6 +115,9 @@ type snapshotDeps struct {
 	Kube    kubernetes.Interface
 	Metrics metricsclientset.Interface
 	Clock   clock.WithTicker
+	// ServiceAccountTokenFile is the pod's service-account token file ("":
+	// not in a cluster), sent to a Prometheus provider without credentials.
+	ServiceAccountTokenFile string
 	// Progress shows the polls done (nil: nothing).
 	Progress *progress.Reporter
 }
@@ -217,7 +222,7 @@ func snapshotCollector(ctx context.Context, o *SnapshotOptions, deps snapshotDep
 		if !ok || provider.Prometheus == nil {
 			return nil, false, errors.New("policy: no metricsProviders entry with source Prometheus")
 		}
-		conn, err := prometheusConnection(ctx, provider.Prometheus, deps.Kube)
+		conn, err := prometheusConnection(ctx, provider.Prometheus, deps.Kube, deps.ServiceAccountTokenFile)
 		if err != nil {
 			return nil, false, err
 		}

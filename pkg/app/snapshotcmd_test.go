@@ -37,7 +37,8 @@ const gi = int64(1) << 30
 var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 
 // clusterClient holds two 4-CPU/8Gi nodes, two pods, a namespace, a
-// PriorityClass, a PDB and a Secret with a Prometheus token.
+// PriorityClass, a PDB, a PersistentVolumeClaim and a Secret with a
+// Prometheus token.
 func clusterClient() *kubefake.Clientset {
 	return kubefake.NewClientset(
 		builders.MakeNode("n1").Obj(), builders.MakeNode("n2").Obj(),
@@ -46,6 +47,7 @@ func clusterClient() *kubefake.Clientset {
 		&v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop"}},
 		builders.MakePriorityClass("high", 1000),
 		&policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}},
+		builders.MakePVC("shop", "data-db").StorageClass("fast").Obj(),
 		&v1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "monitoring", Name: "prom"},
 			Data: map[string][]byte{prometheusTokenKey: []byte("s3cret\n")}},
 	)
@@ -146,9 +148,15 @@ func TestSnapshotOnePoll(t *testing.T) {
 	}
 	objs := loadSnapshotFile(t, path)
 	if len(objs.Nodes) != 2 || len(objs.Pods) != 2 || len(objs.Namespaces) != 1 || len(objs.PriorityClasses) != 1 ||
-		len(objs.PDBs) != 1 {
-		t.Errorf("objects: %d nodes, %d pods, %d namespaces, %d priority classes, %d PDBs; want 2, 2, 1, 1, 1",
-			len(objs.Nodes), len(objs.Pods), len(objs.Namespaces), len(objs.PriorityClasses), len(objs.PDBs))
+		len(objs.PDBs) != 1 || len(objs.PersistentVolumeClaims) != 1 {
+		t.Errorf("objects: %d nodes, %d pods, %d namespaces, %d priority classes, %d PDBs, %d claims; want 2, 2, 1, 1, 1, 1",
+			len(objs.Nodes), len(objs.Pods), len(objs.Namespaces), len(objs.PriorityClasses), len(objs.PDBs),
+			len(objs.PersistentVolumeClaims))
+	}
+	for _, c := range objs.PersistentVolumeClaims {
+		if c.Namespace != "shop" || c.Name != "data-db" || c.Spec.StorageClassName == nil || *c.Spec.StorageClassName != "fast" {
+			t.Errorf("claim %s/%s, want shop/data-db of class fast", c.Namespace, c.Name)
+		}
 	}
 	// One poll: one sample each for n1 and shop/web; ghost and shop/gone
 	// are not in the cluster and are left out.

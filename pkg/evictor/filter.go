@@ -26,38 +26,47 @@ const (
 
 // DefaultEvictor applies the DefaultEvictor rules to the pods of one
 // snapshot. Build it with New for every snapshot (selectors, the priority
-// threshold and the owner replica counts are computed once there). It is
-// not safe for concurrent use: PreEvictionFilter fills a cache.
+// threshold, the effective protections and the owner replica counts are
+// computed once there). It is not safe for concurrent use:
+// PreEvictionFilter fills a cache.
 type DefaultEvictor struct {
-	args      DefaultEvictorArgs
-	snap      *snapshot.Snapshot
-	threshold int32           // effective priority threshold (<= SystemCriticalPriority)
-	podLabels labels.Selector // nil: no label rule
-	ownerPods map[types.UID]uint
-	nodeFit   *nodeFit // nil when args.NodeFit is false
+	args       DefaultEvictorArgs
+	snap       *snapshot.Snapshot
+	protect    protectionSet   // effective protections
+	threshold  int32           // effective priority threshold (<= SystemCriticalPriority)
+	podLabels  labels.Selector // nil: no label rule
+	nsLabels   labels.Selector // nil: no namespace rule
+	pvcClasses map[string]bool // nil: PodsWithPVC protects every claim
+	pdbs       map[string][]labels.Selector
+	ownerPods  map[types.UID]uint
+	nodeFit    *nodeFit // nil when args.NodeFit is false
 }
 
 // New builds the DefaultEvictor for snap. nil args mean the defaults. It
 // resolves priorityThreshold.name through snap's PriorityClasses (a missing
-// class is an error), parses both selectors and, when minReplicas > 1,
-// counts the pods of every controller owner in snap once.
+// class is an error), parses the selectors, collects the PDB selectors per
+// namespace when PodsWithoutPDB is on and, when minReplicas > 1, counts the
+// pods of every owner in snap once.
 func New(args *DefaultEvictorArgs, snap *snapshot.Snapshot) (*DefaultEvictor, error) {
 	if args == nil {
 		args = &DefaultEvictorArgs{}
 	}
-	e := &DefaultEvictor{args: *args, snap: snap}
+	e := &DefaultEvictor{args: *args, snap: snap, protect: args.protectionSet()}
 	var err error
 	if e.threshold, err = resolveThreshold(args.PriorityThreshold, snap); err != nil {
 		return nil, fmt.Errorf("priorityThreshold: %w", err)
 	}
-	if args.LabelSelector != nil {
-		sel, err := metav1.LabelSelectorAsSelector(args.LabelSelector)
-		if err != nil {
-			return nil, fmt.Errorf("labelSelector: %w", err)
-		}
-		if !sel.Empty() {
-			e.podLabels = sel
-		}
+	if e.podLabels, err = nonEmptySelector(args.LabelSelector); err != nil {
+		return nil, fmt.Errorf("labelSelector: %w", err)
+	}
+	if e.nsLabels, err = nonEmptySelector(args.NamespaceLabelSelector); err != nil {
+		return nil, fmt.Errorf("namespaceLabelSelector: %w", err)
+	}
+	if e.protect.has(PodsWithPVC) {
+		e.pvcClasses = protectedClasses(args.PodProtections.Config)
+	}
+	if e.protect.has(PodsWithoutPDB) {
+		e.pdbs = pdbSelectors(snap)
 	}
 	if args.MinReplicas > 1 {
 		e.ownerPods = countOwnerPods(snap)
@@ -68,6 +77,19 @@ func New(args *DefaultEvictorArgs, snap *snapshot.Snapshot) (*DefaultEvictor, er
 		}
 	}
 	return e, nil
+}
+
+// nonEmptySelector converts sel; nil (no rule) when sel is nil or selects
+// everything.
+func nonEmptySelector(sel *metav1.LabelSelector) (labels.Selector, error) {
+	if sel == nil {
+		return nil, nil
+	}
+	s, err := metav1.LabelSelectorAsSelector(sel)
+	if err != nil || s.Empty() {
+		return nil, err
+	}
+	return s, nil
 }
 
 // resolveThreshold returns the priority at and above which pods are
@@ -93,13 +115,14 @@ func resolveThreshold(pt *api.PriorityThreshold, snap *snapshot.Snapshot) (int32
 
 // countOwnerPods counts the snapshot's pods (bound to considered nodes or
 // pending, terminal ones included, as upstream's owner index does) per
-// controller owner UID. Pods on nodes outside the snapshot are not seen,
-// which can only make minReplicas protect more.
+// owner reference UID, every reference of a pod counting. Pods on nodes
+// outside the snapshot are not seen, which can only make minReplicas
+// protect more.
 func countOwnerPods(snap *snapshot.Snapshot) map[types.UID]uint {
 	counts := map[types.UID]uint{}
 	add := func(p *v1.Pod) {
-		if ref := metav1.GetControllerOfNoCopy(p); ref != nil {
-			counts[ref.UID]++
+		for i := range p.OwnerReferences {
+			counts[p.OwnerReferences[i].UID]++
 		}
 	}
 	for _, ni := range snap.Nodes() {
@@ -120,11 +143,14 @@ const (
 	ruleTerminating rule = iota
 	ruleMirror
 	ruleStatic
+	ruleNoEviction
 	ruleDaemonSet
 	ruleNoOwner
 	rulePriority
 	ruleLocalStorage
 	rulePVC
+	ruleResourceClaims
+	ruleWithoutPDB
 	ruleLabels
 	ruleMinReplicas
 	ruleMinPodAge
@@ -171,16 +197,23 @@ func (e *DefaultEvictor) protects(r rule, pod *v1.Pod) bool {
 		return IsMirrorPod(pod)
 	case ruleStatic:
 		return IsStaticPod(pod)
+	case ruleNoEviction:
+		return a.NoEvictionPolicy == MandatoryNoEvictionPolicy && HasPreferNoEvictionAnnotation(pod)
 	case ruleDaemonSet:
-		return !a.EvictDaemonSetPods && IsDaemonSetPod(pod)
+		return e.protect.has(DaemonSetPods) && IsDaemonSetPod(pod)
 	case ruleNoOwner:
-		return len(pod.OwnerReferences) == 0 && !(a.EvictFailedBarePods && pod.Status.Phase == v1.PodFailed)
+		return len(pod.OwnerReferences) == 0 && (e.protect.has(FailedBarePods) || pod.Status.Phase != v1.PodFailed)
 	case rulePriority:
-		return !a.EvictSystemCriticalPods && Priority(pod) >= e.threshold
+		return e.protect.has(SystemCriticalPods) && pod.Spec.Priority != nil && *pod.Spec.Priority >= e.threshold
 	case ruleLocalStorage:
-		return !a.EvictLocalStoragePods && HasLocalStorage(pod)
+		return e.protect.has(PodsWithLocalStorage) && HasLocalStorage(pod)
 	case rulePVC:
-		return a.IgnorePvcPods && HasPVC(pod)
+		v, _ := e.pvcVerdict(pod)
+		return v != claimUnprotected
+	case ruleResourceClaims:
+		return e.protect.has(PodsWithResourceClaims) && HasResourceClaims(pod)
+	case ruleWithoutPDB:
+		return e.pdbs != nil && !e.coveredByPDB(pod)
 	case ruleLabels:
 		return e.podLabels != nil && !e.podLabels.Matches(labels.Set(pod.Labels))
 	case ruleMinReplicas:
@@ -201,16 +234,25 @@ func (e *DefaultEvictor) describe(r rule, pod *v1.Pod) string {
 		return "pod is a mirror pod"
 	case ruleStatic:
 		return "pod is a static pod"
+	case ruleNoEviction:
+		return "pod has the " + PreferNoEvictionAnnotationKey + " annotation and noEvictionPolicy is Mandatory"
 	case ruleDaemonSet:
-		return "pod is owned by a DaemonSet and evictDaemonSetPods is false"
+		return "pod is owned by a DaemonSet (protection DaemonSetPods)"
 	case ruleNoOwner:
-		return "pod has no owner references (only Failed bare pods are evictable, with evictFailedBarePods)"
+		if pod.Status.Phase == v1.PodFailed {
+			return "pod is Failed and has no owner references (protection FailedBarePods)"
+		}
+		return "pod has no owner references and is not Failed"
 	case rulePriority:
-		return fmt.Sprintf("pod priority %d >= threshold %d", Priority(pod), e.threshold)
+		return fmt.Sprintf("pod priority %d >= threshold %d (protection SystemCriticalPods)", *pod.Spec.Priority, e.threshold)
 	case ruleLocalStorage:
-		return "pod has local storage (hostPath/emptyDir) and evictLocalStoragePods is false"
+		return "pod has local storage, hostPath or emptyDir (protection PodsWithLocalStorage)"
 	case rulePVC:
-		return "pod mounts a PersistentVolumeClaim and ignorePvcPods is true"
+		return e.describePVC(pod)
+	case ruleResourceClaims:
+		return "pod has resource claims (protection PodsWithResourceClaims)"
+	case ruleWithoutPDB:
+		return "no PodDisruptionBudget selects the pod (protection PodsWithoutPDB)"
 	case ruleLabels:
 		return fmt.Sprintf("pod labels do not match labelSelector %q", e.podLabels.String())
 	case ruleMinReplicas:
@@ -225,17 +267,14 @@ func (e *DefaultEvictor) describe(r rule, pod *v1.Pod) string {
 	return fmt.Sprintf("rule %d", r)
 }
 
-// replicas returns the number of pods of pod's controller owner; ok is
-// false when the rule does not apply (minReplicas <= 1 or no controller).
+// replicas returns the number of pods of pod's owner; ok is false when the
+// rule does not apply: minReplicas <= 1, or the pod has no or several
+// owner references (upstream checks only single-owner pods).
 func (e *DefaultEvictor) replicas(pod *v1.Pod) (n uint, ok bool) {
-	if e.ownerPods == nil {
+	if e.ownerPods == nil || len(pod.OwnerReferences) != 1 {
 		return 0, false
 	}
-	ref := metav1.GetControllerOfNoCopy(pod)
-	if ref == nil {
-		return 0, false
-	}
-	return e.ownerPods[ref.UID], true
+	return e.ownerPods[pod.OwnerReferences[0].UID], true
 }
 
 // tooYoung reports whether pod is younger than minPodAge at snap.Now. A pod
@@ -258,66 +297,4 @@ func podStart(pod *v1.Pod) time.Time {
 		return pod.Status.StartTime.Time
 	}
 	return pod.CreationTimestamp.Time
-}
-
-// HasEvictAnnotation reports whether pod carries the
-// descheduler.alpha.kubernetes.io/evict annotation (any value).
-func HasEvictAnnotation(pod *v1.Pod) bool {
-	_, ok := pod.Annotations[EvictAnnotationKey]
-	return ok
-}
-
-// IsMirrorPod reports whether pod is the API mirror of a static pod.
-func IsMirrorPod(pod *v1.Pod) bool {
-	_, ok := pod.Annotations[v1.MirrorPodAnnotationKey]
-	return ok
-}
-
-// IsStaticPod reports whether pod's config source (kubelet annotation) is
-// anything but the API server.
-func IsStaticPod(pod *v1.Pod) bool {
-	src, ok := pod.Annotations[ConfigSourceAnnotationKey]
-	return ok && src != "api"
-}
-
-// IsDaemonSetPod reports whether any owner reference is a DaemonSet.
-func IsDaemonSetPod(pod *v1.Pod) bool {
-	for i := range pod.OwnerReferences {
-		if pod.OwnerReferences[i].Kind == "DaemonSet" {
-			return true
-		}
-	}
-	return false
-}
-
-// HasLocalStorage reports whether pod has a hostPath or emptyDir volume
-// (any medium, Memory included).
-func HasLocalStorage(pod *v1.Pod) bool {
-	for i := range pod.Spec.Volumes {
-		v := &pod.Spec.Volumes[i]
-		if v.HostPath != nil || v.EmptyDir != nil {
-			return true
-		}
-	}
-	return false
-}
-
-// HasPVC reports whether pod mounts a PersistentVolumeClaim, directly or
-// through a generic ephemeral volume (which is backed by a PVC).
-func HasPVC(pod *v1.Pod) bool {
-	for i := range pod.Spec.Volumes {
-		v := &pod.Spec.Volumes[i]
-		if v.PersistentVolumeClaim != nil || v.Ephemeral != nil {
-			return true
-		}
-	}
-	return false
-}
-
-// Priority returns spec.priority, 0 when unset.
-func Priority(pod *v1.Pod) int32 {
-	if pod.Spec.Priority == nil {
-		return 0
-	}
-	return *pod.Spec.Priority
 }

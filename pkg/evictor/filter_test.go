@@ -1,6 +1,7 @@
 package evictor
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -52,11 +53,20 @@ const (
 	whyTerminating = "pod is terminating"
 	whyMirror      = "pod is a mirror pod"
 	whyStatic      = "pod is a static pod"
-	whyDaemonSet   = "pod is owned by a DaemonSet and evictDaemonSetPods is false"
-	whyNoOwner     = "pod has no owner references (only Failed bare pods are evictable, with evictFailedBarePods)"
-	whyLocal       = "pod has local storage (hostPath/emptyDir) and evictLocalStoragePods is false"
-	whyPVC         = "pod mounts a PersistentVolumeClaim and ignorePvcPods is true"
+	whyDaemonSet   = "pod is owned by a DaemonSet (protection DaemonSetPods)"
+	whyNoOwner     = "pod has no owner references and is not Failed"
+	whyFailedBare  = "pod is Failed and has no owner references (protection FailedBarePods)"
+	whyLocal       = "pod has local storage, hostPath or emptyDir (protection PodsWithLocalStorage)"
+	whyPVCData     = `pod mounts PersistentVolumeClaim "data" (protection PodsWithPVC)`
+	whyNoEviction  = "pod has the descheduler.alpha.kubernetes.io/prefer-no-eviction annotation and noEvictionPolicy is Mandatory"
+	whyClaims      = "pod has resource claims (protection PodsWithResourceClaims)"
+	whyNoPDB       = "no PodDisruptionBudget selects the pod (protection PodsWithoutPDB)"
 )
+
+// whyPriority is the priority rule's reason.
+func whyPriority(priority, threshold int32) string {
+	return fmt.Sprintf("pod priority %d >= threshold %d (protection SystemCriticalPods)", priority, threshold)
+}
 
 func TestFilterRules(t *testing.T) {
 	snap := mustSnapshot(t, snapshot.Objects{
@@ -81,7 +91,7 @@ func TestFilterRules(t *testing.T) {
 		{name: "terminating pod", pod: rsPod("p").Terminating(now).Obj(), want: []string{whyTerminating}},
 		{name: "bare running pod", pod: builders.MakePod("default", "p").Obj(), want: []string{whyNoOwner}},
 		{name: "bare failed pod without evictFailedBarePods", pod: builders.MakePod("default", "p").Phase(v1.PodFailed).Obj(),
-			want: []string{whyNoOwner}},
+			want: []string{whyFailedBare}},
 		{name: "bare failed pod with evictFailedBarePods", args: DefaultEvictorArgs{EvictFailedBarePods: true},
 			pod: builders.MakePod("default", "p").Phase(v1.PodFailed).Obj()},
 		{name: "bare running pod with evictFailedBarePods", args: DefaultEvictorArgs{EvictFailedBarePods: true},
@@ -92,29 +102,36 @@ func TestFilterRules(t *testing.T) {
 		{name: "local storage with evictLocalStoragePods", args: DefaultEvictorArgs{EvictLocalStoragePods: true},
 			pod: rsPod("p").EmptyDir("cache").HostPath("logs", "/var/log").Obj()},
 		{name: "PVC pod by default", pod: rsPod("p").PVC("data").Obj()},
-		{name: "PVC pod with ignorePvcPods", args: DefaultEvictorArgs{IgnorePvcPods: true}, pod: rsPod("p").PVC("data").Obj(), want: []string{whyPVC}},
-		{name: "generic ephemeral volume with ignorePvcPods", args: DefaultEvictorArgs{IgnorePvcPods: true},
-			pod: rsPod("p").EphemeralVolume("scratch").Obj(), want: []string{whyPVC}},
+		{name: "PVC pod with ignorePvcPods", args: DefaultEvictorArgs{IgnorePvcPods: true}, pod: rsPod("p").PVC("data").Obj(), want: []string{whyPVCData}},
+		// Upstream counts only persistentVolumeClaim volumes: a generic
+		// ephemeral volume's claim lives and dies with the pod.
+		{name: "generic ephemeral volume with ignorePvcPods is not protected", args: DefaultEvictorArgs{IgnorePvcPods: true},
+			pod: rsPod("p").EphemeralVolume("scratch").Obj()},
 		// Default threshold: system-cluster-critical, 2000000000.
 		{name: "system-cluster-critical priority protected by default", pod: rsPod("p").Priority(2000000000, "system-cluster-critical").Obj(),
-			want: []string{"pod priority 2000000000 >= threshold 2000000000"}},
+			want: []string{whyPriority(2000000000, 2000000000)}},
 		{name: "system-node-critical priority protected by default", pod: rsPod("p").Priority(2000001000, "system-node-critical").Obj(),
-			want: []string{"pod priority 2000001000 >= threshold 2000000000"}},
+			want: []string{whyPriority(2000001000, 2000000000)}},
 		{name: "just below system-cluster-critical passes", pod: rsPod("p").Priority(1999999999, "").Obj()},
 		{name: "threshold value: equal priority protected", args: DefaultEvictorArgs{PriorityThreshold: &api.PriorityThreshold{Value: i32(1000)}},
-			pod: rsPod("p").Priority(1000, "").Obj(), want: []string{"pod priority 1000 >= threshold 1000"}},
+			pod: rsPod("p").Priority(1000, "").Obj(), want: []string{whyPriority(1000, 1000)}},
 		{name: "threshold value: lower priority passes", args: DefaultEvictorArgs{PriorityThreshold: &api.PriorityThreshold{Value: i32(1000)}},
 			pod: rsPod("p").Priority(999, "").Obj()},
-		{name: "threshold value: no priority counts as 0", args: DefaultEvictorArgs{PriorityThreshold: &api.PriorityThreshold{Value: i32(1000)}},
+		{name: "threshold value: no priority passes", args: DefaultEvictorArgs{PriorityThreshold: &api.PriorityThreshold{Value: i32(1000)}},
 			pod: rsPod("p").Obj()},
-		{name: "threshold value 0: no priority counts as 0 and is protected", args: DefaultEvictorArgs{PriorityThreshold: &api.PriorityThreshold{Value: i32(0)}},
-			pod: rsPod("p").Obj(), want: []string{"pod priority 0 >= threshold 0"}},
+		// Upstream: a pod without spec.priority is never protected by priority.
+		{name: "threshold value 0: no priority still passes", args: DefaultEvictorArgs{PriorityThreshold: &api.PriorityThreshold{Value: i32(0)}},
+			pod: rsPod("p").Obj()},
+		{name: "threshold value 0: priority 0 is protected", args: DefaultEvictorArgs{PriorityThreshold: &api.PriorityThreshold{Value: i32(0)}},
+			pod: rsPod("p").Priority(0, "").Obj(), want: []string{whyPriority(0, 0)}},
+		{name: "negative threshold protects priority 0", args: DefaultEvictorArgs{PriorityThreshold: &api.PriorityThreshold{Value: i32(-10)}},
+			pod: rsPod("p").Priority(0, "").Obj(), want: []string{whyPriority(0, -10)}},
 		{name: "threshold above system-critical still protects system-critical pods",
 			args: DefaultEvictorArgs{PriorityThreshold: &api.PriorityThreshold{Value: i32(2100000000)}},
-			pod:  rsPod("p").Priority(2000000000, "").Obj(), want: []string{"pod priority 2000000000 >= threshold 2000000000"}},
+			pod:  rsPod("p").Priority(2000000000, "").Obj(), want: []string{whyPriority(2000000000, 2000000000)}},
 		{name: "threshold by class name (batch-high = 500): 500 protected",
 			args: DefaultEvictorArgs{PriorityThreshold: &api.PriorityThreshold{Name: "batch-high"}},
-			pod:  rsPod("p").Priority(500, "batch-high").Obj(), want: []string{"pod priority 500 >= threshold 500"}},
+			pod:  rsPod("p").Priority(500, "batch-high").Obj(), want: []string{whyPriority(500, 500)}},
 		{name: "threshold by class name (batch-high = 500): 499 passes",
 			args: DefaultEvictorArgs{PriorityThreshold: &api.PriorityThreshold{Name: "batch-high"}},
 			pod:  rsPod("p").Priority(499, "").Obj()},
@@ -133,7 +150,7 @@ func TestFilterRules(t *testing.T) {
 		{name: "empty labelSelector selects every pod", args: DefaultEvictorArgs{LabelSelector: &metav1.LabelSelector{}}, pod: rsPod("p").Obj()},
 		{name: "every failing rule is reported, in order",
 			pod:  builders.MakePod("kube-system", "p").OwnedBy("DaemonSet", "ds").Terminating(now).Priority(2000001000, "").EmptyDir("x").Obj(),
-			want: []string{whyTerminating, whyDaemonSet, "pod priority 2000001000 >= threshold 2000000000", whyLocal}},
+			want: []string{whyTerminating, whyDaemonSet, whyPriority(2000001000, 2000000000), whyLocal}},
 		{name: "evict annotation overrides every rule",
 			args: DefaultEvictorArgs{IgnorePvcPods: true, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}},
 			pod: builders.MakePod("kube-system", "p").OwnedBy("DaemonSet", "ds").Mirror().Terminating(now).Priority(2000001000, "").
@@ -155,8 +172,10 @@ func TestFilterRules(t *testing.T) {
 }
 
 func TestFilterMinReplicas(t *testing.T) {
-	// ReplicaSet "two" has 2 pods (n1, n2); "three" has 3 (n1, n2 and one
-	// pending); "orphan" is only a non-controller owner reference.
+	// ReplicaSet "two" has 2 pods (n1, n2) plus "shared", which has a
+	// second owner reference and so is counted for "two" (3) but never
+	// checked; "three" has 3 (n1, n2 and one pending); "orphan" is only a
+	// non-controller owner reference (1 pod).
 	pods := []*v1.Pod{
 		builders.MakePod("default", "two-a").Node("n1").OwnedBy("ReplicaSet", "two").Obj(),
 		builders.MakePod("default", "two-b").Node("n2").OwnedBy("ReplicaSet", "two").Obj(),
@@ -164,6 +183,7 @@ func TestFilterMinReplicas(t *testing.T) {
 		builders.MakePod("default", "three-b").Node("n2").OwnedBy("ReplicaSet", "three").Obj(),
 		builders.MakePod("default", "three-c").OwnedBy("ReplicaSet", "three").Obj(),
 		builders.MakePod("default", "loose").Node("n1").OwnerRef("ReplicaSet", "orphan").Obj(),
+		builders.MakePod("default", "shared").Node("n1").OwnedBy("ReplicaSet", "two").OwnerRef("ConfigMap", "x").Obj(),
 	}
 	snap := mustSnapshot(t, snapshot.Objects{Nodes: []*v1.Node{builders.MakeNode("n1").Obj(), builders.MakeNode("n2").Obj()}, Pods: pods})
 	tests := []struct {
@@ -172,13 +192,17 @@ func TestFilterMinReplicas(t *testing.T) {
 		pod         *v1.Pod
 		want        []string
 	}{
-		{name: "2 pods < minReplicas 3", minReplicas: 3, pod: pods[0], want: []string{"owner has 2 pods < minReplicas 3"}},
+		{name: "3 pods (one with two owners) >= minReplicas 3", minReplicas: 3, pod: pods[0]},
+		{name: "3 pods < minReplicas 4 (two-a)", minReplicas: 4, pod: pods[0], want: []string{"owner has 3 pods < minReplicas 4"}},
 		{name: "3 pods (one pending) >= minReplicas 3", minReplicas: 3, pod: pods[2]},
 		{name: "3 pods < minReplicas 4", minReplicas: 4, pod: pods[3], want: []string{"owner has 3 pods < minReplicas 4"}},
-		{name: "no controller owner: rule does not apply", minReplicas: 3, pod: pods[5]},
+		// Upstream counts by the single owner reference, controller or not:
+		// "orphan" has 1 pod < 3.
+		{name: "single non-controller owner counts", minReplicas: 3, pod: pods[5], want: []string{"owner has 1 pods < minReplicas 3"}},
+		{name: "two owner references: rule does not apply (upstream)", minReplicas: 3, pod: pods[6]},
 		{name: "minReplicas 1 is off", minReplicas: 1, pod: pods[0]},
 		{name: "minReplicas 0 is off", minReplicas: 0, pod: pods[0]},
-		{name: "evict annotation overrides minReplicas", minReplicas: 3,
+		{name: "evict annotation overrides minReplicas", minReplicas: 4,
 			pod: builders.MakePod("default", "two-a").Node("n1").OwnedBy("ReplicaSet", "two").Annotation(EvictAnnotationKey, "").Obj()},
 	}
 	for _, tt := range tests {

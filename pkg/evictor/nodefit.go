@@ -98,12 +98,16 @@ func (f *nodeFit) isTarget(ni *snapshot.NodeInfo) bool {
 	return f.nodeSel == nil || f.nodeSel.Matches(labels.Set(ni.Node.Labels))
 }
 
-// PreEvictionFilter reports whether pod passes nodeFit: always true when
-// nodeFit is off; otherwise the pod must fit at least one considered node
+// PreEvictionFilter reports whether pod passes namespaceLabelSelector
+// (NamespaceAllowed) and nodeFit: always true when nodeFit is off;
+// otherwise the pod must fit at least one considered node
 // other than its own that matches the evictor's nodeSelector (schedulable,
 // nodeSelector and required node affinity, NoSchedule/NoExecute taints,
 // requests within allocatable minus requested, required pod anti-affinity).
 func (e *DefaultEvictor) PreEvictionFilter(pod *v1.Pod) bool {
+	if !e.NamespaceAllowed(pod) {
+		return false
+	}
 	if e.nodeFit == nil {
 		return true
 	}

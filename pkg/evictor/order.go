@@ -11,21 +11,26 @@ import (
 
 // Eviction order (seed 002 §4.3.2): priority ascending with pods without a
 // priority first, then QoS class BestEffort < Burstable < Guaranteed, then
-// namespace and name so that the order is total and reproducible.
+// pods without the descheduler.alpha.kubernetes.io/prefer-no-eviction
+// annotation before those with it (upstream's reading of
+// noEvictionPolicy Preferred, applied whatever the policy), then namespace
+// and name so that the order is total and reproducible.
 
 // SeedKey is a pod's place in the eviction order without the name
-// tie-break (priority, then QoS), computed once per pod; strategies that
+// tie-break (priority, then QoS, then the prefer-no-eviction annotation),
+// computed once per pod; strategies that
 // order equals by something else (LowNodeUtilization: the usage relieved)
 // compare it first.
 type SeedKey struct {
 	hasPriority bool
 	priority    int32
 	qos         int
+	noEviction  bool
 }
 
 // SeedKeyOf returns pod's SeedKey.
 func SeedKeyOf(pod *v1.Pod) SeedKey {
-	k := SeedKey{qos: qosRank(QOSClass(pod))}
+	k := SeedKey{qos: qosRank(QOSClass(pod)), noEviction: HasPreferNoEvictionAnnotation(pod)}
 	if pod.Spec.Priority != nil {
 		k.hasPriority, k.priority = true, *pod.Spec.Priority
 	}
@@ -40,7 +45,18 @@ func (a SeedKey) Compare(b SeedKey) int {
 		}
 		return 1
 	}
-	return cmp.Or(cmp.Compare(a.priority, b.priority), cmp.Compare(a.qos, b.qos))
+	return cmp.Or(cmp.Compare(a.priority, b.priority), cmp.Compare(a.qos, b.qos), compareBool(a.noEviction, b.noEviction))
+}
+
+// compareBool orders false before true.
+func compareBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
+	}
+	return 1
 }
 
 // orderKey is everything the order compares, computed once per pod.

@@ -47,16 +47,26 @@ func TestSortPods(t *testing.T) {
 	p := func(ns, name string) *builders.PodBuilder { return builders.MakePod(ns, name) }
 	// Expected order: no priority first (BestEffort before Guaranteed),
 	// then priority ascending (-5, 0, 100), within a priority BestEffort <
-	// Burstable < Guaranteed, then namespace and name.
+	// Burstable < Guaranteed, then pods without the prefer-no-eviction
+	// annotation before those with it, then namespace and name.
+	preferNo := func(b *builders.PodBuilder) *builders.PodBuilder {
+		return b.Annotation(PreferNoEvictionAnnotationKey, "")
+	}
 	want := []*v1.Pod{
 		p("z", "nil-besteffort").Obj(),
 		p("a", "nil-guaranteed").Guaranteed("1", "1Gi").Obj(),
 		p("a", "minus5-guaranteed").Priority(-5, "").Guaranteed("1", "1Gi").Obj(),
 		p("a", "zero-besteffort").Priority(0, "").Obj(),
+		p("z", "zero-besteffort").Priority(0, "").Obj(),
+		// Annotated: after every unannotated BestEffort pod of priority 0
+		// (a/… and z/…), before the Burstable ones.
+		preferNo(p("a", "zero-besteffort-prefer-no-eviction")).Priority(0, "").Obj(),
 		p("a", "zero-burstable").Priority(0, "").Req("1", "").Obj(),
 		p("a", "zero-guaranteed-a").Priority(0, "").Guaranteed("1", "1Gi").Obj(),
 		p("a", "zero-guaranteed-b").Priority(0, "").Guaranteed("1", "1Gi").Obj(),
 		p("b", "zero-guaranteed-a").Priority(0, "").Guaranteed("1", "1Gi").Obj(),
+		preferNo(p("a", "zero-guaranteed-0-prefer-no-eviction")).Priority(0, "").Guaranteed("1", "1Gi").Obj(),
+		// The annotation does not outweigh priority: 100 comes after it.
 		p("a", "hundred-besteffort").Priority(100, "").Obj(),
 	}
 	for seed := range 5 {

@@ -42,7 +42,8 @@ func (v *View) Filter(pod *v1.Pod) bool {
 	return !v.failed[pod.UID] && v.ev.Filter(pod)
 }
 
-// PreEvictionFilter reports whether pod passes nodeFit (when enabled).
+// PreEvictionFilter reports whether pod passes namespaceLabelSelector and
+// nodeFit (each when set).
 func (v *View) PreEvictionFilter(pod *v1.Pod) bool {
 	return v.ev.PreEvictionFilter(pod)
 }

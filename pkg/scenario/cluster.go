@@ -35,7 +35,34 @@ func (g *gen) objects(rng *rand.Rand) snapshot.Objects {
 	objs.PDBs = g.pdbs(rng)
 	objs.PriorityClasses = priorityClasses(rng, g.p.Now)
 	objs.Namespaces = namespaces(rng, g.p.Now)
+	objs.PersistentVolumeClaims = claims(objs.Pods)
 	return objs
+}
+
+// StorageClass is the storage class of every generated
+// PersistentVolumeClaim.
+const StorageClass = "standard"
+
+// claims returns a bound PersistentVolumeClaim of class StorageClass for
+// every persistentVolumeClaim volume of pods (the StatefulSet pods' data
+// volumes), named as the volume's claim, created with its pod.
+func claims(pods []*v1.Pod) []*v1.PersistentVolumeClaim {
+	var out []*v1.PersistentVolumeClaim
+	class := StorageClass
+	for _, pod := range pods {
+		for _, vol := range pod.Spec.Volumes {
+			if vol.PersistentVolumeClaim == nil {
+				continue
+			}
+			out = append(out, &v1.PersistentVolumeClaim{
+				ObjectMeta: metav1.ObjectMeta{Namespace: pod.Namespace, Name: vol.PersistentVolumeClaim.ClaimName,
+					CreationTimestamp: pod.CreationTimestamp},
+				Spec: v1.PersistentVolumeClaimSpec{StorageClassName: &class,
+					AccessModes: []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce}},
+				Status: v1.PersistentVolumeClaimStatus{Phase: v1.ClaimBound}})
+		}
+	}
+	return out
 }
 
 func priorityClasses(rng *rand.Rand, now time.Time) []*schedulingv1.PriorityClass {

@@ -1,6 +1,7 @@
 // Package scenario generates realistic, deterministic clusters for
 // simulation and scale benchmarks: nodes, pods with their owner chains,
-// PodDisruptionBudgets, PriorityClasses, Namespaces and usage samples, as
+// PodDisruptionBudgets, PriorityClasses, Namespaces, PersistentVolumeClaims
+// and usage samples, as
 // snapshot.Objects. Generate(p) is a pure function of p: every random
 // choice comes from math/rand/v2 PCG generators seeded with (p.Seed, one
 // constant per concern), and nothing iterates a map, so equal Params give
@@ -28,7 +29,8 @@
 //     kube-system (system-cluster-critical, with PDBs), kube-state-metrics
 //     and a 2-replica Prometheus StatefulSet in monitoring;
 //   - max(1, B/1000) StatefulSets of 2-5 replicas in team namespaces, pods
-//     <sts>-0…, each with a PVC and a PDB maxUnavailable 1;
+//     <sts>-0…, each with a PVC (a bound PersistentVolumeClaim
+//     data-<pod> of class StorageClass) and a PDB maxUnavailable 1;
 //   - per dedicated team, Deployments for (its nodes) × (P − DaemonSets)
 //     pods, tolerating its taint and selecting its nodes;
 //   - the situation Deployments (below);

@@ -97,6 +97,7 @@ func TestInvariants(t *testing.T) {
 					checkUsage(t, p, objs)
 					checkOwners(t, objs)
 					checkPDBs(t, objs)
+					checkClaims(t, objs)
 					checkSeries(t, p, objs)
 				})
 		}
@@ -256,6 +257,34 @@ func checkPDBs(t *testing.T, objs snapshot.Objects) {
 		if live == 0 || int32(live) != pdb.Status.ExpectedPods {
 			t.Errorf("PDB %s/%s selects %d live pods, expects %d", pdb.Namespace, pdb.Name, live, pdb.Status.ExpectedPods)
 		}
+	}
+}
+
+// checkClaims: every persistentVolumeClaim volume of a pod names a claim of
+// the pod's namespace with storage class StorageClass, and every claim
+// belongs to exactly one pod.
+func checkClaims(t *testing.T, objs snapshot.Objects) {
+	t.Helper()
+	byKey := map[string]*v1.PersistentVolumeClaim{}
+	for _, c := range objs.PersistentVolumeClaims {
+		byKey[c.Namespace+"/"+c.Name] = c
+	}
+	used := 0
+	for _, pod := range objs.Pods {
+		for _, vol := range pod.Spec.Volumes {
+			if vol.PersistentVolumeClaim == nil {
+				continue
+			}
+			used++
+			c, ok := byKey[pod.Namespace+"/"+vol.PersistentVolumeClaim.ClaimName]
+			if !ok || c.Spec.StorageClassName == nil || *c.Spec.StorageClassName != scenario.StorageClass {
+				t.Errorf("pod %s/%s: claim %s missing or not of class %s", pod.Namespace, pod.Name,
+					vol.PersistentVolumeClaim.ClaimName, scenario.StorageClass)
+			}
+		}
+	}
+	if used != len(byKey) || used != len(objs.PersistentVolumeClaims) {
+		t.Errorf("%d claim volumes, %d distinct claims, %d claims", used, len(byKey), len(objs.PersistentVolumeClaims))
 	}
 }
 

@@ -33,6 +33,7 @@ type cluster struct {
 	pdbs            []*policyv1.PodDisruptionBudget
 	priorityClasses []*schedulingv1.PriorityClass
 	namespaces      []*v1.Namespace
+	pvcs            []*v1.PersistentVolumeClaim
 	sched           *scheduler.Scheduler
 	state           *scheduler.Cluster
 	usage           *usageModel
@@ -64,6 +65,7 @@ func newCluster(objs snapshot.Objects, start time.Time, cfg *Config, clk clock.P
 	}
 	c := &cluster{clock: clk, nodes: make(map[string]*v1.Node, len(objs.Nodes)), pods: newPodSet(len(objs.Pods)),
 		pdbs: objs.PDBs, priorityClasses: objs.PriorityClasses, namespaces: objs.Namespaces,
+		pvcs:  objs.PersistentVolumeClaims,
 		sched: sched, usage: u, names: rand.New(rand.NewPCG(cfg.Seed, streamNames))}
 	for _, n := range objs.Nodes {
 		if _, dup := c.nodes[n.Name]; dup {
@@ -95,7 +97,7 @@ func (c *cluster) Objects() (snapshot.Objects, error) {
 		nodes = append(nodes, c.nodes[name])
 	}
 	return snapshot.Objects{Nodes: nodes, Pods: c.pods.all(), PDBs: c.pdbs, PriorityClasses: c.priorityClasses,
-		Namespaces: c.namespaces, NodeMetrics: exp.Nodes, PodMetrics: exp.Pods, NodeMetricResource: points}, nil
+		Namespaces: c.namespaces, PersistentVolumeClaims: c.pvcs, NodeMetrics: exp.Nodes, PodMetrics: exp.Pods, NodeMetricResource: points}, nil
 }
 
 // apply carries out a cycle's simulated evictions at now: evicted pods

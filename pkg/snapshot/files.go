@@ -20,7 +20,7 @@ import (
 const stdinName = "stdin"
 
 // LoadFiles reads snapshot objects from files, as written by
-// `kubectl get nodes,pods,pdb,priorityclasses,namespaces -A -o yaml` (or
+// `kubectl get nodes,pods,pdb,priorityclasses,namespaces,pvc -A -o yaml` (or
 // `-o json`), by WriteList or by WriteJSON.
 //
 // Each path is a YAML or JSON file, a directory (its *.yaml, *.yml and *.json
@@ -34,7 +34,8 @@ const stdinName = "stdin"
 // documentation for the exact rules). A YAML document is converted to JSON
 // whole, so large snapshots are best written as JSON.
 //
-// Supported kinds: v1 Node, Pod and Namespace, policy/v1 PodDisruptionBudget,
+// Supported kinds: v1 Node, Pod, Namespace and PersistentVolumeClaim,
+// policy/v1 PodDisruptionBudget,
 // scheduling.k8s.io/v1 PriorityClass, metrics.k8s.io/v1beta1 NodeMetrics and
 // PodMetrics, and descheduler.usage.io/v1alpha1 NodeUsageSeries and
 // PodUsageSeries. A NodeMetrics item becomes one Sample of
@@ -46,7 +47,8 @@ const stdinName = "stdin"
 // (Objects.NodeMetricResource). Several objects may name the same node or
 // pod: their samples are appended in file order, and a time the node or pod
 // already has a value for (per quantity) keeps the first. Pods, PDBs,
-// PodMetrics and PodUsageSeries without a namespace are put in "default",
+// PersistentVolumeClaims, PodMetrics and PodUsageSeries without a namespace
+// are put in "default",
 // as kubectl does.
 //
 // Objects keep file order, then document order. Unknown kinds are skipped

@@ -45,6 +45,9 @@ func inventory(o Objects) []string {
 	for _, n := range o.Namespaces {
 		out = append(out, "Namespace "+n.Name)
 	}
+	for _, c := range o.PersistentVolumeClaims {
+		out = append(out, "PersistentVolumeClaim "+c.Namespace+"/"+c.Name)
+	}
 	return out
 }
 
@@ -53,7 +56,8 @@ func TestLoadFilesKubectlOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"Node node-a", "Pod default/web-1", "PodDisruptionBudget default/web", "PriorityClass high", "Namespace default"}
+	want := []string{"Node node-a", "Pod default/web-1", "PodDisruptionBudget default/web", "PriorityClass high", "Namespace default",
+		"PersistentVolumeClaim default/data-web-1"}
 	if got := inventory(objs); !reflect.DeepEqual(got, want) {
 		t.Errorf("objects = %v, want %v", got, want)
 	}
@@ -100,6 +104,12 @@ func TestLoadFilesInputForms(t *testing.T) {
 			files: map[string]string{"n.yaml": nodeN1},
 			paths: []string{"n.yaml"},
 			want:  []string{"Node n1"},
+		},
+		{
+			name:  "PersistentVolumeClaim without a namespace goes to default",
+			files: map[string]string{"c.yaml": "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: data\nspec:\n  storageClassName: fast\n"},
+			paths: []string{"c.yaml"},
+			want:  []string{"PersistentVolumeClaim default/data"},
 		},
 		{
 			name:  "single JSON object",

@@ -35,6 +35,8 @@ func TestInformerSourceObjects(t *testing.T) {
 		&schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "high"}, Value: 1000},
 		&v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "b"}},
 		&v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "a"}},
+		withManagedFields(builders.MakePVC("b", "data").StorageClass("fast").Obj()),
+		builders.MakePVC("a", "data").Obj(),
 	}...)
 	factory := informers.NewSharedInformerFactory(client, 0)
 	src := NewInformerSource(factory)
@@ -51,7 +53,8 @@ func TestInformerSourceObjects(t *testing.T) {
 	}
 	// Every kind is sorted by namespace, then name.
 	want := []string{"Node n1", "Node n2", "Pod a/p1", "Pod a/p2", "Pod b/p1",
-		"PodDisruptionBudget a/pdb", "PriorityClass high", "Namespace a", "Namespace b"}
+		"PodDisruptionBudget a/pdb", "PriorityClass high", "Namespace a", "Namespace b",
+		"PersistentVolumeClaim a/data", "PersistentVolumeClaim b/data"}
 	if got := inventory(objs); !reflect.DeepEqual(got, want) {
 		t.Errorf("objects = %v, want %v", got, want)
 	}
@@ -65,6 +68,11 @@ func TestInformerSourceObjects(t *testing.T) {
 			t.Errorf("pod %s/%s kept managedFields", p.Namespace, p.Name)
 		}
 	}
+	for _, c := range objs.PersistentVolumeClaims {
+		if c.ManagedFields != nil {
+			t.Errorf("claim %s/%s kept managedFields", c.Namespace, c.Name)
+		}
+	}
 	if objs.Pods[1].Spec.NodeName != "n2" || objs.PriorityClasses[0].Value != 1000 {
 		t.Errorf("objects not listed fully: %+v %+v", objs.Pods[1].Spec, objs.PriorityClasses[0])
 	}
@@ -75,6 +83,9 @@ func TestInformerSourceObjects(t *testing.T) {
 	}
 	if got := len(s.Nodes()); got != 2 {
 		t.Errorf("snapshot has %d nodes, want 2", got)
+	}
+	if c, ok := s.PersistentVolumeClaim("b", "data"); !ok || c.Spec.StorageClassName == nil || *c.Spec.StorageClassName != "fast" {
+		t.Errorf("PersistentVolumeClaim(b, data) = %v, %v; want the claim of class fast", c, ok)
 	}
 }
 

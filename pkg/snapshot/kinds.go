@@ -26,6 +26,8 @@ func newObject(gvk schema.GroupVersionKind) runtime.Object {
 			return &v1.Pod{}
 		case "Namespace":
 			return &v1.Namespace{}
+		case "PersistentVolumeClaim":
+			return &v1.PersistentVolumeClaim{}
 		}
 	case policyv1.SchemeGroupVersion:
 		if gvk.Kind == "PodDisruptionBudget" {
@@ -48,7 +50,7 @@ func newObject(gvk schema.GroupVersionKind) runtime.Object {
 
 func isNamespaced(obj runtime.Object) bool {
 	switch obj.(type) {
-	case *v1.Pod, *policyv1.PodDisruptionBudget, *metricsv1beta1.PodMetrics:
+	case *v1.Pod, *policyv1.PodDisruptionBudget, *metricsv1beta1.PodMetrics, *v1.PersistentVolumeClaim:
 		return true
 	}
 	return false
@@ -81,6 +83,8 @@ func (l *loader) add(obj runtime.Object, namespace string) error {
 		objs.Pods = append(objs.Pods, o)
 	case *v1.Namespace:
 		objs.Namespaces = append(objs.Namespaces, o)
+	case *v1.PersistentVolumeClaim:
+		objs.PersistentVolumeClaims = append(objs.PersistentVolumeClaims, o)
 	case *policyv1.PodDisruptionBudget:
 		objs.PDBs = append(objs.PDBs, o)
 	case *schedulingv1.PriorityClass:

@@ -271,6 +271,8 @@ func internKind(b []byte) string {
 		return "PodDisruptionBudget"
 	case "PriorityClass":
 		return "PriorityClass"
+	case "PersistentVolumeClaim":
+		return "PersistentVolumeClaim"
 	}
 	return string(b)
 }

@@ -39,6 +39,7 @@ type Snapshot struct {
 	pdbs            []*policyv1.PodDisruptionBudget
 	priorityClasses map[string]*schedulingv1.PriorityClass
 	namespaces      map[string]*v1.Namespace
+	pvcs            map[types.NamespacedName]*v1.PersistentVolumeClaim
 	nodeUsage       map[string]Series
 	podUsage        map[types.NamespacedName]Series
 	nodeMetric      map[string]Points
@@ -60,6 +61,7 @@ func New(objs Objects, opts Options) (*Snapshot, error) {
 		pdbs:            objs.PDBs,
 		priorityClasses: make(map[string]*schedulingv1.PriorityClass, len(objs.PriorityClasses)),
 		namespaces:      make(map[string]*v1.Namespace, len(objs.Namespaces)),
+		pvcs:            make(map[types.NamespacedName]*v1.PersistentVolumeClaim, len(objs.PersistentVolumeClaims)),
 		nodeUsage:       sortedSeries(objs.NodeMetrics),
 		podUsage:        sortedSeries(objs.PodMetrics),
 		nodeMetric:      sortedPoints(objs.NodeMetricResource),
@@ -86,6 +88,9 @@ func New(objs Objects, opts Options) (*Snapshot, error) {
 	}
 	for _, ns := range objs.Namespaces {
 		s.namespaces[ns.Name] = ns
+	}
+	for _, c := range objs.PersistentVolumeClaims {
+		s.pvcs[types.NamespacedName{Namespace: c.Namespace, Name: c.Name}] = c
 	}
 	return s, nil
 }
@@ -218,6 +223,13 @@ func (s *Snapshot) PriorityClass(name string) (*schedulingv1.PriorityClass, bool
 func (s *Snapshot) Namespace(name string) (*v1.Namespace, bool) {
 	ns, ok := s.namespaces[name]
 	return ns, ok
+}
+
+// PersistentVolumeClaim returns a PersistentVolumeClaim by namespace and
+// name.
+func (s *Snapshot) PersistentVolumeClaim(namespace, name string) (*v1.PersistentVolumeClaim, bool) {
+	c, ok := s.pvcs[types.NamespacedName{Namespace: namespace, Name: name}]
+	return c, ok
 }
 
 // NodeSamples returns the usage samples of a node, oldest first.

@@ -50,6 +50,7 @@ func (st *loadState) merge(o *loadState) {
 	st.objs.PDBs = append(st.objs.PDBs, o.objs.PDBs...)
 	st.objs.PriorityClasses = append(st.objs.PriorityClasses, o.objs.PriorityClasses...)
 	st.objs.Namespaces = append(st.objs.Namespaces, o.objs.Namespaces...)
+	st.objs.PersistentVolumeClaims = append(st.objs.PersistentVolumeClaims, o.objs.PersistentVolumeClaims...)
 	for k, s := range o.objs.NodeMetrics {
 		addRun(st.objs.NodeMetrics, st.nodeDups, k, s, sampleTime)
 	}

@@ -73,6 +73,9 @@ type Objects struct {
 	PDBs            []*policyv1.PodDisruptionBudget
 	PriorityClasses []*schedulingv1.PriorityClass
 	Namespaces      []*v1.Namespace
+	// PersistentVolumeClaims are read by the DefaultEvictor's PodsWithPVC
+	// protection when it is limited to some storage classes.
+	PersistentVolumeClaims []*v1.PersistentVolumeClaim
 	// NodeMetrics are usage samples per node name.
 	NodeMetrics map[string]Series
 	// PodMetrics are usage samples per pod.

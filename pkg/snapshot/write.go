@@ -21,7 +21,8 @@ import (
 
 // WriteList writes objs as one `apiVersion: v1, kind: List` YAML document
 // that LoadFiles reads back into equal Objects. Items come in this order:
-// Namespaces, PriorityClasses, Nodes, Pods, PDBs (each in the given order);
+// Namespaces, PriorityClasses, Nodes, Pods, PDBs, PersistentVolumeClaims
+// (each in the given order);
 // then for each node by name the NodeUsageSeries of its cpu and memory
 // samples (Objects.NodeMetrics) followed by those of its MetricResource
 // points (Objects.NodeMetricResource, only metricResource set); then for
@@ -84,6 +85,7 @@ func write(e *listWriter, objs Objects) error {
 	writeAll(e, objs.Nodes, v1.SchemeGroupVersion.WithKind("Node"))
 	writeAll(e, objs.Pods, v1.SchemeGroupVersion.WithKind("Pod"))
 	writeAll(e, objs.PDBs, policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget"))
+	writeAll(e, objs.PersistentVolumeClaims, v1.SchemeGroupVersion.WithKind("PersistentVolumeClaim"))
 	writeUsage(e, objs)
 	e.footer()
 	if e.err != nil {

@@ -50,6 +50,8 @@ func roundTripObjects() Objects {
 		PDBs: []*policyv1.PodDisruptionBudget{{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web"},
 			Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: &minAvailable,
 				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}},
+		PersistentVolumeClaims: []*v1.PersistentVolumeClaim{builders.MakePVC("ns", "data-web").StorageClass("fast").Obj(),
+			builders.MakePVC("ns", "data-old").Obj()},
 		NodeMetrics: map[string]Series{
 			"n2": {{Time: t0, MilliCPU: 1500, Memory: 3 << 30}},
 			// Out of order: two objects, kept in this order.
@@ -120,6 +122,7 @@ func assertSameObjects(t *testing.T, got, want Objects) {
 		{"nodes", got.Nodes, want.Nodes},
 		{"pods", got.Pods, want.Pods},
 		{"pdbs", got.PDBs, want.PDBs},
+		{"persistent volume claims", got.PersistentVolumeClaims, want.PersistentVolumeClaims},
 	} {
 		if !apiequality.Semantic.DeepEqual(c.got, c.want) {
 			t.Errorf("%s differ after round trip:\ngot  %+v\nwant %+v", c.name, c.got, c.want)
@@ -153,6 +156,9 @@ func clearTypeMeta(o Objects) {
 	for _, x := range o.PDBs {
 		x.TypeMeta = metav1.TypeMeta{}
 	}
+	for _, x := range o.PersistentVolumeClaims {
+		x.TypeMeta = metav1.TypeMeta{}
+	}
 }
 
 // listItems are the items of a written List as "apiVersion kind name".
@@ -175,7 +181,7 @@ type listItems struct {
 }
 
 func TestWriteItemsOrderAndKinds(t *testing.T) {
-	// Namespaces, PriorityClasses, Nodes, Pods, PDBs in input order; then
+	// Namespaces, PriorityClasses, Nodes, Pods, PDBs, PVCs in input order; then
 	// per node by name its usage runs and its MetricResource runs; then pods.
 	want := []string{
 		"v1 Namespace ns",
@@ -183,6 +189,7 @@ func TestWriteItemsOrderAndKinds(t *testing.T) {
 		"v1 Node n2", "v1 Node n1",
 		"v1 Pod web", "v1 Pod pending", "v1 Pod managed",
 		"policy/v1 PodDisruptionBudget web",
+		"v1 PersistentVolumeClaim data-web", "v1 PersistentVolumeClaim data-old",
 		// n1: the series goes back in time, so two runs; 1m is the default
 		// interval of a single sample and then the previous run's.
 		"NodeUsageSeries n1 2024-05-01T10:01:00Z 1m cpu=[2] memory=[1]",

@@ -136,10 +136,10 @@ func (d *deployTools) serverDryRun(t *testing.T, want string, source ...string) 
 	t.Logf("%d objects accepted by the API server (server dry run)", len(lines))
 }
 
-// softTaintKustomization writes an overlay of deploy/kustomize/deployment
-// with the soft-taint component (kustomize wants relative paths) and
-// returns its directory.
-func (d *deployTools) softTaintKustomization(t *testing.T) string {
+// componentKustomization writes an overlay of deploy/kustomize/deployment
+// with the named component of deploy/kustomize/components (kustomize wants
+// relative paths) and returns its directory.
+func (d *deployTools) componentKustomization(t *testing.T, component string) string {
 	t.Helper()
 	dir := t.TempDir()
 	rel := func(p string) string {
@@ -150,7 +150,7 @@ func (d *deployTools) softTaintKustomization(t *testing.T) string {
 		return filepath.ToSlash(r)
 	}
 	k := fmt.Sprintf("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [%s]\ncomponents: [%s]\n",
-		rel("deploy/kustomize/deployment"), rel("deploy/kustomize/components/soft-taint"))
+		rel("deploy/kustomize/deployment"), rel("deploy/kustomize/components/"+component))
 	if err := os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte(k), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,11 @@ func TestManifestsServerDryRun(t *testing.T) {
 	}
 	t.Run("kustomize deployment with the soft-taint component", func(t *testing.T) {
 		d.serverDryRun(t, "clusterrole.rbac.authorization.k8s.io/"+deployName+"-soft-taint",
-			"-k", d.softTaintKustomization(t))
+			"-k", d.componentKustomization(t, "soft-taint"))
+	})
+	t.Run("kustomize deployment with the prometheus-token component", func(t *testing.T) {
+		d.serverDryRun(t, "role.rbac.authorization.k8s.io/"+deployName+"-prometheus-token",
+			"-k", d.componentKustomization(t, "prometheus-token"))
 	})
 	for _, kind := range []string{"Deployment", "CronJob", "Job"} {
 		t.Run("helm kind="+kind, func(t *testing.T) {
@@ -196,6 +200,26 @@ func TestManifestsServerDryRun(t *testing.T) {
 		createNamespace(t, allOptionsLeaseNamespace)
 		d.serverDryRun(t, "configmap/usage-descheduler-history", "-f", file)
 	})
+	// Every key of upstream's chart values (ci/upstream-values.yaml), as a
+	// Deployment and as a CronJob; namespaceOverride puts the objects into
+	// kube-system although the release namespace is another one. Its
+	// policy names a Prometheus token Secret, so the chart renders the Role
+	// reading it.
+	for _, kind := range []string{"Deployment", "CronJob"} {
+		t.Run("helm with every upstream key kind="+kind, func(t *testing.T) {
+			group := map[string]string{"Deployment": "apps", "CronJob": "batch"}[kind]
+			file := d.helmTemplate(t, t.TempDir(), "-f", d.path("deploy/helm/usage-descheduler/ci/upstream-values.yaml"),
+				"--namespace", "descheduler-release", "--set", "kind="+kind, "--set", "serviceMonitor.enabled=false")
+			d.serverDryRun(t, strings.ToLower(kind)+"."+group+"/"+deployName, "-f", file)
+			rendered, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(rendered), "name: "+deployName+"-prometheus-token") {
+				t.Errorf("no Role for the Prometheus token Secret in %s", file)
+			}
+		})
+	}
 
 	apps := suite.cluster.Client.AppsV1()
 	batch := suite.cluster.Client.BatchV1()

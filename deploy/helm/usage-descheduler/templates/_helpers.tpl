@@ -17,6 +17,11 @@
 {{- end }}
 {{- end }}
 
+{{/* Namespace of every namespaced object: namespaceOverride or the release's. */}}
+{{- define "usage-descheduler.namespace" -}}
+{{- default .Release.Namespace .Values.namespaceOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
 {{- define "usage-descheduler.selectorLabels" -}}
 app.kubernetes.io/name: {{ include "usage-descheduler.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
@@ -27,6 +32,9 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{ include "usage-descheduler.selectorLabels" . }}
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- with .Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
 {{- end }}
 
 {{- define "usage-descheduler.serviceAccountName" -}}
@@ -42,14 +50,16 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- if and (eq .Values.kind "Deployment") .Values.leaderElection.enabled }}true{{ end }}
 {{- end }}
 
+{{/* resourceNamescape: upstream's old misspelling, still honoured. */}}
 {{- define "usage-descheduler.leaseNamespace" -}}
-{{- default .Release.Namespace .Values.leaderElection.resourceNamespace }}
+{{- $ns := default .Values.leaderElection.resourceNamescape .Values.leaderElection.resourceNamespace }}
+{{- default (include "usage-descheduler.namespace" .) $ns }}
 {{- end }}
 
 {{/* Where the binary keeps its history ConfigMap: the lease namespace with
 leader election, else its own (POD_NAMESPACE). */}}
 {{- define "usage-descheduler.stateNamespace" -}}
-{{- if include "usage-descheduler.leaderElect" . }}{{ include "usage-descheduler.leaseNamespace" . }}{{ else }}{{ .Release.Namespace }}{{ end }}
+{{- if include "usage-descheduler.leaderElect" . }}{{ include "usage-descheduler.leaseNamespace" . }}{{ else }}{{ include "usage-descheduler.namespace" . }}{{ end }}
 {{- end }}
 
 {{/* The instance name owning the soft taints (--instance-name): the
@@ -77,14 +87,21 @@ value, else <lease namespace>/<lease name>, the binary's own default. */}}
 {{- end }}
 {{- end }}
 
-{{/* The container arguments. */}}
+{{/* The container arguments (upstream's, plus --secure-port from port). */}}
 {{- define "usage-descheduler.args" -}}
 - --policy-config-file=/policy-dir/policy.yaml
-- --port={{ .Values.port }}
 - --history-configmap={{ .Values.historyConfigMap }}
 - --instance-name={{ include "usage-descheduler.instanceName" . }}
 {{- if eq .Values.kind "Deployment" }}
 - --descheduling-interval={{ .Values.deschedulingInterval }}
+{{- end }}
+- --secure-port={{ .Values.port }}
+{{- range $key, $value := .Values.cmdOptions }}
+{{- if eq $value nil }}
+- {{ printf "--%s" $key | quote }}
+{{- else }}
+- {{ printf "--%s=%v" $key $value | quote }}
+{{- end }}
 {{- end }}
 {{- if include "usage-descheduler.leaderElect" . }}
 {{- with .Values.leaderElection }}
@@ -97,13 +114,11 @@ value, else <lease namespace>/<lease name>, the binary's own default. */}}
 {{- end }}
 - --leader-elect-resource-namespace={{ include "usage-descheduler.leaseNamespace" . }}
 {{- end }}
-{{- range $key, $value := .Values.cmdOptions }}
-{{- if eq $value nil }}
-- {{ printf "--%s" $key | quote }}
-{{- else }}
-- {{ printf "--%s=%v" $key $value | quote }}
 {{- end }}
-{{- end }}
+
+{{/* The service-account volumes are added when the token is not automounted (as upstream). */}}
+{{- define "usage-descheduler.extraSAVolumes" -}}
+{{- if not .Values.automountServiceAccountToken }}true{{ end }}
 {{- end }}
 
 {{/* The pod template shared by the three kinds. */}}
@@ -121,6 +136,9 @@ metadata:
     {{- end }}
 spec:
   serviceAccountName: {{ include "usage-descheduler.serviceAccountName" . }}
+  {{- if kindIs "bool" .Values.automountServiceAccountToken }}
+  automountServiceAccountToken: {{ .Values.automountServiceAccountToken }}
+  {{- end }}
   {{- with .Values.priorityClassName }}
   priorityClassName: {{ . }}
   {{- end }}
@@ -132,16 +150,28 @@ spec:
   securityContext:
     {{- toYaml . | nindent 4 }}
   {{- end }}
+  {{- with .Values.dnsConfig }}
+  dnsConfig:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
   {{- if ne .Values.kind "Deployment" }}
   restartPolicy: Never
   {{- end }}
   # SIGTERM: the in-flight eviction is abandoned, the lease released and
   # queued Events written within a few seconds.
   terminationGracePeriodSeconds: 30
+  {{- with .Values.initContainers }}
+  initContainers:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
   containers:
     - name: descheduler
       image: "{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}"
       imagePullPolicy: {{ .Values.image.pullPolicy }}
+      {{- with .Values.command }}
+      command:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
       args:
         {{- include "usage-descheduler.args" . | nindent 8 }}
       env:
@@ -157,9 +187,13 @@ spec:
             resourceFieldRef:
               resource: limits.memory
       ports:
+        {{- with .Values.ports }}
+        {{- toYaml . | nindent 8 }}
+        {{- else }}
         - name: http-metrics
           containerPort: {{ .Values.port }}
           protocol: TCP
+        {{- end }}
       {{- with .Values.livenessProbe }}
       livenessProbe:
         {{- toYaml . | nindent 8 }}
@@ -180,10 +214,20 @@ spec:
         - name: policy
           mountPath: /policy-dir
           readOnly: true
+        {{- if include "usage-descheduler.extraSAVolumes" . }}
+        {{- with .Values.extraServiceAccountVolumeMounts }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+        {{- end }}
   volumes:
     - name: policy
       configMap:
         name: {{ include "usage-descheduler.fullname" . }}-policy
+    {{- if include "usage-descheduler.extraSAVolumes" . }}
+    {{- with .Values.extraServiceAccountVolumes }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
+    {{- end }}
   {{- with .Values.nodeSelector }}
   nodeSelector:
     {{- toYaml . | nindent 4 }}

@@ -2,7 +2,11 @@
 GO       ?= go
 BIN      := bin/descheduler
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS  := -X github.com/usage-descheduler/descheduler/pkg/app.version=$(VERSION)
+GIT_BRANCH ?= $(shell git rev-parse --abbrev-ref HEAD 2>/dev/null)
+GIT_SHA1 ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS  := -X github.com/usage-descheduler/descheduler/pkg/app.version=$(VERSION) \
+	-X github.com/usage-descheduler/descheduler/pkg/app.gitBranch=$(GIT_BRANCH) \
+	-X github.com/usage-descheduler/descheduler/pkg/app.gitSha1=$(GIT_SHA1)
 # The example is simulated at a fixed clock so its plan is reproducible.
 EXAMPLE_NOW := 2026-01-01T12:00:00Z
 # Counts, not durations: a time-based -fuzztime can fail spuriously at the
@@ -10,7 +14,7 @@ EXAMPLE_NOW := 2026-01-01T12:00:00Z
 FUZZ_API ?= 2000x
 FUZZ_SNAPSHOT ?= 300x
 
-.PHONY: build run example test vet unit fuzz bench clean
+.PHONY: build run example test vet unit fuzz bench clean report-check
 
 build:
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/descheduler
@@ -38,12 +42,29 @@ example:
 	$(GO) run ./hack/genexample deploy/examples
 
 ## test: gofmt and vet, every unit test, a short fuzzing run of each parser, the
+## report's rendering check in headless Chromium (report-check), the
 ## deployment checks (helm lint/template, kustomize, image binary), then the
 ## end-to-end suite against a real control plane (E2E_SKIP=1 skips it for
 ## fast local loops; CI never sets it).
 test: vet unit fuzz
+	$(MAKE) report-check
 	$(MAKE) deploy-check
 	$(MAKE) e2e
+
+## report-check: render the simulate --cycles HTML report of generated 8, 200
+## and 2,000-node clusters in headless Chromium and check the screenshots
+## (pkg/simulator/report/chromium_test.go; ~2 min). Installs Debian's
+## chromium with apt-get when it is absent; REPORT_CHECK_CHROMIUM names
+## another browser binary.
+report-check: build
+	@[ -n "$$REPORT_CHECK_CHROMIUM" ] || command -v chromium >/dev/null || { \
+		echo "report-check: chromium not found, installing Debian's package"; \
+		command -v apt-get >/dev/null || { echo "report-check: no apt-get; install chromium on PATH or set REPORT_CHECK_CHROMIUM"; exit 1; }; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends chromium >/dev/null; }
+	REPORT_CHECK=1 REPORT_CHECK_BIN=$(abspath $(BIN)) $(GO) test -count=1 -timeout 20m \
+		-run '^TestReportRendersInChromium$$' ./pkg/simulator/report
 
 vet:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \

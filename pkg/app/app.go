@@ -3,51 +3,78 @@
 package app
 
 import (
-	"flag"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
-	"k8s.io/klog/v2"
+	"github.com/spf13/pflag"
 
 	"github.com/usage-descheduler/descheduler/pkg/api"
 	"github.com/usage-descheduler/descheduler/pkg/framework"
 	"github.com/usage-descheduler/descheduler/strategies"
 )
 
-// version is set at build time with -ldflags -X.
-var version = "dev"
+// version, gitBranch and gitSha1 are set at build time with -ldflags -X;
+// without gitSha1 the Go toolchain's VCS stamp gives the commit.
+var (
+	version   = "dev"
+	gitBranch = ""
+	gitSha1   = ""
+)
 
 // Version returns the build version.
 func Version() string { return version }
 
 // NewRootCommand returns the descheduler command tree. Output goes to out,
 // diagnostics to errOut.
+//
+// The logging flags (component-base's) belong to every command and are
+// applied before any command runs; logging can be configured once per
+// process.
 func NewRootCommand(out, errOut io.Writer) *cobra.Command {
 	opts := &RunOptions{}
+	logOpts := NewLoggingOptions()
+	var showVersion bool
 	cmd := &cobra.Command{
 		Use:           "descheduler",
 		Short:         "Evicts pods so the kube-scheduler can place them better, by requests and real usage",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		PersistentPreRunE: func(*cobra.Command, []string) error {
+			return logOpts.Apply()
+		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if showVersion {
+				printVersion(cmd.OutOrStdout())
+				return nil
+			}
 			return runDescheduler(cmd.Context(), opts)
 		},
 	}
 	cmd.SetOut(out)
 	cmd.SetErr(errOut)
 	opts.AddFlags(cmd)
-	addKlogFlags(cmd)
+	cmd.Flags().BoolVar(&showVersion, "version", false, "print the version and exit")
+	logOpts.AddFlags(cmd.PersistentFlags())
 	cmd.AddCommand(newSimulateCommand(), newSnapshotCommand(), newGenerateCommand(), newValidateCommand(),
 		newVersionCommand(), newUntaintCommand())
 	return cmd
 }
 
-// addKlogFlags exposes klog's flags (-v, --vmodule, ...) on every command.
-func addKlogFlags(cmd *cobra.Command) {
-	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
-	klog.InitFlags(fs)
-	cmd.PersistentFlags().AddGoFlagSet(fs)
+// printVersion writes the version line of `version` and --version.
+func printVersion(w io.Writer) {
+	fmt.Fprintf(w, "descheduler %s\n", version)
+}
+
+// policyFlagAlias makes --policy-config-file (the live run's name) another
+// spelling of a subcommand's --policy.
+func policyFlagAlias(cmd *cobra.Command) {
+	cmd.Flags().SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		if name == "policy-config-file" {
+			name = "policy"
+		}
+		return pflag.NormalizedName(name)
+	})
 }
 
 // loadPolicy reads, converts, defaults and validates a policy file.
@@ -69,7 +96,7 @@ func newVersionCommand() *cobra.Command {
 		Short: "Print the version",
 		Args:  cobra.NoArgs,
 		Run: func(cmd *cobra.Command, _ []string) {
-			fmt.Fprintf(cmd.OutOrStdout(), "descheduler %s\n", version)
+			printVersion(cmd.OutOrStdout())
 		},
 	}
 }
@@ -88,7 +115,8 @@ func newValidateCommand() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&path, "policy", "", "policy file (v1alpha2 or v1alpha1)")
+	cmd.Flags().StringVar(&path, "policy", "", "policy file (v1alpha2 or v1alpha1); also spelled --policy-config-file")
 	_ = cmd.MarkFlagRequired("policy")
+	policyFlagAlias(cmd)
 	return cmd
 }

@@ -11,6 +11,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/events"
@@ -61,7 +62,11 @@ func (o *eventObserver) EvictionDone(_ context.Context, rec descheduler.Record) 
 	if o.emitted != nil {
 		o.emitted()
 	}
-	o.recorder.Eventf(rec.Pod, nil, eventType, reason, EventAction, "%s", truncateNote(note))
+	var related runtime.Object // the pod's controller, for re-deriving the history (eventLog)
+	if ref := ownerReference(rec.Pod); ref != nil {
+		related = ref
+	}
+	o.recorder.Eventf(rec.Pod, related, eventType, reason, EventAction, "%s", truncateNote(note))
 }
 
 // eventFor returns the Event of a record; reason is "" for none (dry run).

@@ -14,13 +14,18 @@ import (
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+
+	"github.com/usage-descheduler/descheduler/pkg/fence"
 )
 
-// Leader election defaults (upstream's).
+// Leader election defaults, upstream descheduler's (not client-go's
+// 15s/10s/2s), so that an upstream instance and this one share and respect
+// one Lease during a migration.
 const (
-	DefaultLeaseDuration     = 15 * time.Second
-	DefaultRenewDeadline     = 10 * time.Second
-	DefaultRetryPeriod       = 2 * time.Second
+	DefaultLeaseDuration     = 137 * time.Second
+	DefaultRenewDeadline     = 107 * time.Second
+	DefaultRetryPeriod       = 26 * time.Second
 	DefaultLeaseName         = "descheduler"
 	DefaultLeaseNamespace    = "kube-system"
 	serviceAccountNamespaces = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
@@ -63,8 +68,8 @@ func (o *LeaderElectionOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ResourceLock, "leader-elect-resource-lock", resourcelock.LeasesResourceLock,
 		"lock object type; only \"leases\" is supported")
 	fs.StringVar(&o.ResourceName, "leader-elect-resource-name", DefaultLeaseName, "name of the Lease")
-	fs.StringVar(&o.ResourceNamespace, "leader-elect-resource-namespace", "",
-		"namespace of the Lease (default: the pod's namespace from POD_NAMESPACE or the service account, else kube-system)")
+	fs.StringVar(&o.ResourceNamespace, "leader-elect-resource-namespace", DefaultLeaseNamespace,
+		"namespace of the Lease (upstream's default); empty: the pod's namespace from POD_NAMESPACE or the service account")
 }
 
 // Validate checks the flags against the descheduling interval.
@@ -129,6 +134,12 @@ type leaderLoop struct {
 	// OnLeading is told when this instance starts (true) and stops
 	// (false) running work; nil: nobody.
 	OnLeading func(leading bool)
+	// Fence, when set, is opened by every successful acquisition or
+	// renewal of the lease and closed when work stops; the work consults
+	// it before each write (see package fence).
+	Fence *fence.Lease
+	// Clock times the renewals for the Fence; nil: the real clock.
+	Clock clock.PassiveClock
 }
 
 // Run campaigns for the lease and runs work while it holds it, until ctx
@@ -187,13 +198,16 @@ func (l *leaderLoop) campaign(ctx context.Context, work func(context.Context) er
 		l.setLeading(true)
 		err := work(workCtx)
 		l.setLeading(false)
+		if l.Fence != nil {
+			l.Fence.Lost() // no write of this term once work returned
+		}
 		if leaseCtx.Err() == nil && ctx.Err() == nil {
 			result.workReturned, result.workErr = true, err
 		}
 		stopElector() // release the lease now that work has returned
 	}
 	elector, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
-		Lock:            l.Lock,
+		Lock:            l.lock(),
 		LeaseDuration:   l.LeaseDuration,
 		RenewDeadline:   l.RenewDeadline,
 		RetryPeriod:     l.RetryPeriod,
@@ -231,5 +245,49 @@ func (l *leaderLoop) campaign(ctx context.Context, work func(context.Context) er
 func (l *leaderLoop) setLeading(leading bool) {
 	if l.OnLeading != nil {
 		l.OnLeading(leading)
+	}
+}
+
+// lock returns the lease lock, wrapped so that it feeds the Fence (if any).
+func (l *leaderLoop) lock() resourcelock.Interface {
+	if l.Fence == nil {
+		return l.Lock
+	}
+	clk := l.Clock
+	if clk == nil {
+		clk = clock.RealClock{}
+	}
+	return &fencedLock{Interface: l.Lock, fence: l.Fence, clock: clk}
+}
+
+// fencedLock is a resourcelock.Interface that tells a fence.Lease about
+// every successful Create or Update that makes or keeps this instance the
+// holder, with the time the call was started. release() (an Update with
+// no holder) and failed calls never open the fence.
+type fencedLock struct {
+	resourcelock.Interface
+	fence *fence.Lease
+	clock clock.PassiveClock
+}
+
+// Create implements resourcelock.Interface.
+func (f *fencedLock) Create(ctx context.Context, rec resourcelock.LeaderElectionRecord) error {
+	start := f.clock.Now()
+	err := f.Interface.Create(ctx, rec)
+	f.observe(start, rec, err)
+	return err
+}
+
+// Update implements resourcelock.Interface.
+func (f *fencedLock) Update(ctx context.Context, rec resourcelock.LeaderElectionRecord) error {
+	start := f.clock.Now()
+	err := f.Interface.Update(ctx, rec)
+	f.observe(start, rec, err)
+	return err
+}
+
+func (f *fencedLock) observe(start time.Time, rec resourcelock.LeaderElectionRecord, err error) {
+	if err == nil && rec.HolderIdentity != "" && rec.HolderIdentity == f.Identity() {
+		f.fence.Renewed(start)
 	}
 }

@@ -2,21 +2,24 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/component-base/featuregate"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
 	"github.com/usage-descheduler/descheduler/pkg/api"
 	"github.com/usage-descheduler/descheduler/pkg/descheduler"
 	"github.com/usage-descheduler/descheduler/pkg/evictor"
+	"github.com/usage-descheduler/descheduler/pkg/fence"
 	"github.com/usage-descheduler/descheduler/pkg/metrics"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 )
@@ -26,10 +29,10 @@ type RunOptions struct {
 	PolicyConfigFile     string
 	DeschedulingInterval time.Duration
 	DryRun               bool
-	Kubeconfig           string
-	QPS                  float32
-	Burst                int
-	EvictionTimeout      time.Duration
+	// Client are --kubeconfig (alias --client-connection-kubeconfig) and
+	// the client limits.
+	Client          ClientOptions
+	EvictionTimeout time.Duration
 	// OneShotTimeout bounds a whole one-shot run (interval 0); 0: unbounded.
 	OneShotTimeout time.Duration
 	// CacheSyncTimeout bounds the first informer sync; 0: unbounded.
@@ -42,8 +45,13 @@ type RunOptions struct {
 	InstanceName string
 	// LeaderElection are the --leader-elect* flags.
 	LeaderElection LeaderElectionOptions
-	// Server are the --bind-address and --port flags.
+	// Server are the serving flags (--secure-port, --port, TLS).
 	Server ServerOptions
+	// FeatureGates is --feature-gates.
+	FeatureGates FeatureGateOptions
+
+	// gates is the feature gate Validate built from FeatureGates.
+	gates featuregate.FeatureGate
 }
 
 // AddFlags registers the run flags.
@@ -52,21 +60,20 @@ func (o *RunOptions) AddFlags(cmd *cobra.Command) {
 	fs.StringVar(&o.PolicyConfigFile, "policy-config-file", "", "file with the descheduler policy")
 	fs.DurationVar(&o.DeschedulingInterval, "descheduling-interval", 0, "time between cycles; 0 runs one cycle and exits")
 	fs.BoolVar(&o.DryRun, "dry-run", false, "plan and report evictions without evicting anything")
-	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "kubeconfig file; empty uses the in-cluster config")
-	fs.Float32Var(&o.QPS, "client-connection-qps", 50, "QPS of the API client")
-	fs.IntVar(&o.Burst, "client-connection-burst", 100, "burst of the API client")
+	o.Client.AddFlags(fs)
 	fs.DurationVar(&o.EvictionTimeout, "eviction-timeout", 10*time.Second, "deadline of one eviction API call")
 	fs.DurationVar(&o.OneShotTimeout, "one-shot-timeout", DefaultOneShotTimeout,
 		"with --descheduling-interval 0: give up and exit non-zero when the run has not finished within this time; 0 waits forever")
 	fs.DurationVar(&o.CacheSyncTimeout, "cache-sync-timeout", DefaultCacheSyncTimeout,
 		"give up and exit non-zero when the informer caches have not synced within this time (API server unreachable); 0 waits forever")
 	fs.StringVar(&o.HistoryConfigMap, "history-configmap", descheduler.DefaultHistoryConfigMap,
-		"ConfigMap in the leader-election namespace that keeps the eviction history across restarts; empty keeps it in memory")
+		"ConfigMap (in the Lease's namespace with --leader-elect, else the pod's) that keeps the eviction history across restarts; empty keeps it in memory")
 	fs.StringVar(&o.InstanceName, "instance-name", "",
 		"owner name recorded on the soft taints this instance puts on nodes; instances sharing the cluster (e.g. one per node pool) "+
 			"need different names (default: <lease namespace>/<lease name>, e.g. kube-system/descheduler)")
 	o.LeaderElection.AddFlags(fs)
 	o.Server.AddFlags(fs)
+	o.FeatureGates.AddFlags(fs)
 }
 
 // Instance returns the instance name: --instance-name, else the lease's
@@ -88,38 +95,45 @@ func defaultInstanceName(namespace, leaseName string) string {
 	return namespace + "/" + leaseName
 }
 
-// Validate checks the flags that depend on each other.
+// Validate checks the flags and returns every problem found.
 func (o *RunOptions) Validate() error {
+	var errs []error
 	if o.PolicyConfigFile == "" {
-		return fmt.Errorf("--policy-config-file is required")
+		errs = append(errs, errors.New("--policy-config-file is required"))
 	}
 	if o.DeschedulingInterval < 0 {
-		return fmt.Errorf("--descheduling-interval must not be negative")
+		errs = append(errs, errors.New("--descheduling-interval must not be negative"))
 	}
 	if o.OneShotTimeout < 0 {
-		return fmt.Errorf("--one-shot-timeout must not be negative")
+		errs = append(errs, errors.New("--one-shot-timeout must not be negative"))
 	}
 	if o.CacheSyncTimeout < 0 {
-		return fmt.Errorf("--cache-sync-timeout must not be negative")
+		errs = append(errs, errors.New("--cache-sync-timeout must not be negative"))
 	}
 	if err := descheduler.ValidateInstanceName(o.Instance()); err != nil {
-		return fmt.Errorf("--instance-name: %w", err)
+		errs = append(errs, fmt.Errorf("--instance-name: %w", err))
 	}
-	if o.Server.Port < 0 || o.Server.Port > 65535 {
-		return fmt.Errorf("--port %d is not a TCP port (0 disables the server)", o.Server.Port)
+	gates, err := o.FeatureGates.Apply()
+	if err != nil {
+		errs = append(errs, err)
 	}
-	return o.LeaderElection.Validate(o.DeschedulingInterval)
+	o.gates = gates
+	errs = append(errs, o.Client.Validate(), o.Server.Validate(), o.LeaderElection.Validate(o.DeschedulingInterval))
+	return errors.Join(errs...)
 }
 
 // runDescheduler runs the live descheduler until its cycles are done (one
 // with --descheduling-interval 0) or ctx ends (SIGTERM), which is a clean
-// exit: the in-flight eviction call is abandoned, the lease released and
-// queued Events written. A one-shot run that has not finished within
-// --one-shot-timeout ends the same way but returns an error.
+// exit: the in-flight eviction call is finished (within --eviction-timeout),
+// no further one started, the cycle's evictions saved to the history while
+// the lease is fresh, then the lease released and queued Events written. A
+// one-shot run that has not finished within --one-shot-timeout ends the same
+// way but returns an error.
 func runDescheduler(parent context.Context, o *RunOptions) error {
 	if err := o.Validate(); err != nil {
 		return err
 	}
+	o.FeatureGates.LogIgnored(parent, o.gates)
 	ctx, cancel := oneShotContext(parent, o)
 	defer cancel()
 	return oneShotResult(ctx, o, runLive(ctx, o))
@@ -135,7 +149,7 @@ func runLive(ctx context.Context, o *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := restConfig(o)
+	cfg, err := o.Client.restConfig()
 	if err != nil {
 		return err
 	}
@@ -148,11 +162,15 @@ func runLive(ctx context.Context, o *RunOptions) error {
 		return err
 	}
 	registry := metrics.NewRegistry()
-	m, err := metrics.New(registry, version)
+	m, err := metrics.New(registry, metrics.CurrentBuildInfo(version, gitBranch, gitSha1))
 	if err != nil {
 		return err
 	}
-	server := NewServer(registry)
+	var gatherer prometheus.Gatherer = registry
+	if o.Server.DisableMetrics {
+		gatherer = nil
+	}
+	server := NewServer(gatherer)
 	synced := NewFlag("informer caches not synced yet")
 	server.AddReadinessCheck(ReadinessCheck{Name: "informers", Check: synced.Check})
 	usageSet, err := startCollectors(ctx, policy, cfg, registry)
@@ -160,13 +178,11 @@ func runLive(ctx context.Context, o *RunOptions) error {
 		return err
 	}
 	server.AddReadinessCheck(usageSet.ReadinessCheck())
-	if o.Server.Port != 0 {
-		stop, err := server.Start(ctx, o.Server.Address())
-		if err != nil {
-			return err
-		}
-		defer stop()
+	stopServing, err := serve(ctx, server, &o.Server)
+	if err != nil {
+		return err
 	}
+	defer stopServing()
 	factory := informers.NewSharedInformerFactory(client, 0)
 	src := snapshot.NewInformerSource(factory)
 	// The informers get their own context: Shutdown waits for them to stop,
@@ -184,10 +200,19 @@ func runLive(ctx context.Context, o *RunOptions) error {
 	cycle := &descheduler.Cycle{Profiles: profiles, Limits: descheduler.LimitsFromPolicy(policy),
 		Executor: evictor.DryRunExecutor{}, Clock: clock.RealClock{}}
 	observers := descheduler.Observers{m}
+	lease := leaseFence(o)
 	if !o.DryRun {
-		cycle.Executor = evictor.NewLiveExecutor(client, policy.GracePeriodSeconds, o.EvictionTimeout)
+		cycle.Executor = evictor.FencedExecutor{Guard: guard(lease),
+			Executor: evictor.NewLiveExecutor(client, policy.GracePeriodSeconds, o.EvictionTimeout)}
 		failures := policy.EvictionFailureEventNotification != nil && *policy.EvictionFailureEventNotification
-		emitter, err := newEventEmitter(ctx, client, failures)
+		// The Events get their own client (and rate limiter), like the
+		// lease: they are the record a successor re-derives the history
+		// from after a SIGKILL, so they must not queue behind evictions.
+		eventClient, err := kubernetes.NewForConfig(rest.CopyConfig(cfg))
+		if err != nil {
+			return fmt.Errorf("building the event client: %w", err)
+		}
+		emitter, err := newEventEmitter(ctx, eventClient, failures)
 		if err != nil {
 			return err
 		}
@@ -201,13 +226,30 @@ func runLive(ctx context.Context, o *RunOptions) error {
 		return nil
 	}
 	r := &descheduler.Runner{Source: usageSet.Wrap(src), NodeSelector: sel, Clock: clock.RealClock{}, Cycle: cycle,
-		Memory: newMemory(o, client)}
-	return runCycles(ctx, o, cfg, r, m)
+		Memory: newMemory(o, client), Fence: guard(lease)}
+	return runCycles(ctx, o, cfg, r, m, lease)
+}
+
+// leaseFence returns the fence of a live leader-elected run (nil otherwise:
+// without the lease nothing fences the writes).
+func leaseFence(o *RunOptions) *fence.Lease {
+	if !o.LeaderElection.LeaderElect || o.DryRun {
+		return nil
+	}
+	return fence.NewLease(clock.RealClock{}, o.LeaderElection.RenewDeadline)
+}
+
+// guard turns a nil *fence.Lease into a nil fence.Guard (no fencing).
+func guard(l *fence.Lease) fence.Guard {
+	if l == nil {
+		return nil
+	}
+	return l
 }
 
 // runCycles runs the loop directly or, with --leader-elect (and not
 // --dry-run), only while holding the lease.
-func runCycles(ctx context.Context, o *RunOptions, cfg *rest.Config, r *descheduler.Runner, m *metrics.Metrics) error {
+func runCycles(ctx context.Context, o *RunOptions, cfg *rest.Config, r *descheduler.Runner, m *metrics.Metrics, lease *fence.Lease) error {
 	if !o.LeaderElection.LeaderElect || o.DryRun {
 		if o.LeaderElection.LeaderElect {
 			klog.FromContext(ctx).Info("Dry run: running without the lease; it is only needed to evict")
@@ -230,24 +272,40 @@ func runCycles(ctx context.Context, o *RunOptions, cfg *rest.Config, r *deschedu
 		return err
 	}
 	le := &leaderLoop{Lock: lock, LeaseDuration: o.LeaderElection.LeaseDuration,
-		RenewDeadline: o.LeaderElection.RenewDeadline, RetryPeriod: o.LeaderElection.RetryPeriod, OnLeading: m.SetLeader}
+		RenewDeadline: o.LeaderElection.RenewDeadline, RetryPeriod: o.LeaderElection.RetryPeriod, OnLeading: m.SetLeader,
+		Fence: lease, Clock: clock.RealClock{}}
 	return le.Run(ctx, func(ctx context.Context) error { return r.Run(ctx, o.DeschedulingInterval) })
 }
 
-func restConfig(o *RunOptions) (*rest.Config, error) {
-	var cfg *rest.Config
-	var err error
-	if o.Kubeconfig == "" {
-		cfg, err = rest.InClusterConfig()
-	} else {
-		cfg, err = clientcmd.BuildConfigFromFlags("", o.Kubeconfig)
+// serve starts the HTTPS listener (unless --secure-port 0) and the plain
+// HTTP one (only with --port); the returned stop shuts down both.
+func serve(ctx context.Context, server *Server, o *ServerOptions) (stop func(), err error) {
+	var stops []func()
+	stop = func() {
+		for _, s := range stops {
+			s()
+		}
 	}
-	if err != nil {
-		return nil, fmt.Errorf("loading the client configuration: %w", err)
+	if o.SecurePort != 0 {
+		cfg, err := o.TLSConfig(ctx)
+		if err != nil {
+			return nil, err
+		}
+		s, err := server.StartTLS(ctx, o.SecureAddress(), cfg, o.EnableHTTP2)
+		if err != nil {
+			return nil, err
+		}
+		stops = append(stops, s)
 	}
-	cfg.QPS, cfg.Burst = o.QPS, o.Burst
-	cfg.UserAgent = "usage-descheduler/" + version
-	return cfg, nil
+	if o.Port != 0 {
+		s, err := server.Start(ctx, o.Address())
+		if err != nil {
+			stop()
+			return nil, err
+		}
+		stops = append(stops, s)
+	}
+	return stop, nil
 }
 
 func nodeSelector(policy *api.DeschedulerPolicy) (labels.Selector, error) {
@@ -262,17 +320,33 @@ func nodeSelector(policy *api.DeschedulerPolicy) (labels.Selector, error) {
 }
 
 // newMemory builds the cross-cycle state: the eviction history, persisted in
-// a ConfigMap of the descheduler's own namespace (never written in dry run),
+// a ConfigMap of the descheduler's own namespace (never written in dry run)
+// and completed at start-up from this descheduler's Descheduled Events,
 // and the soft taints (only reported in dry run). The soft taints always
 // run, even when no strategy enables them, so that taints this instance
 // left under an earlier policy are removed.
 func newMemory(o *RunOptions, client kubernetes.Interface) *descheduler.Memory {
-	m := &descheduler.Memory{State: &descheduler.State{}, Persist: !o.DryRun}
+	m := &descheduler.Memory{State: &descheduler.State{}, Persist: !o.DryRun,
+		Evictions: &eventLog{Client: client}}
 	if o.HistoryConfigMap != "" {
-		m.Store = &descheduler.ConfigMapStore{Client: client, Namespace: o.LeaderElection.Namespace(), Name: o.HistoryConfigMap}
+		m.Store = &descheduler.ConfigMapStore{Client: client, Namespace: historyNamespace(o), Name: o.HistoryConfigMap}
 	}
 	m.Taints = &descheduler.SoftTaint{Client: client, Instance: o.Instance(), DryRun: o.DryRun}
 	return m
+}
+
+// historyNamespace is where the history ConfigMap lives: the Lease's
+// namespace with --leader-elect, else the pod's own namespace
+// (POD_NAMESPACE, else the service account's), else kube-system. The
+// Lease's namespace defaults to kube-system (upstream's) even when leader
+// election is off, so it is not used then.
+func historyNamespace(o *RunOptions) string {
+	if o.LeaderElection.LeaderElect {
+		return o.LeaderElection.Namespace()
+	}
+	own := o.LeaderElection
+	own.ResourceNamespace = ""
+	return own.Namespace()
 }
 
 // warmUp makes a one-shot run (interval 0: a Job or CronJob) wait until the

@@ -2,49 +2,22 @@ package app
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"github.com/spf13/pflag"
 	"k8s.io/klog/v2"
 )
 
-// DefaultPort is the HTTP port of /healthz, /readyz and /metrics. It is
-// upstream's secure port number (10258), so probes, Services and
-// ServiceMonitors keep their port; this server speaks plain HTTP there
-// (the endpoints carry no secrets; put TLS in front if policy needs it).
-const DefaultPort = 10258
-
 // shutdownTimeout bounds the HTTP server's graceful shutdown.
 const shutdownTimeout = 5 * time.Second
-
-// ServerOptions are the flags of the HTTP server.
-type ServerOptions struct {
-	// BindAddress is the IP to listen on.
-	BindAddress string
-	// Port is the TCP port; 0 disables the server.
-	Port int
-}
-
-// AddFlags registers the server flags.
-func (o *ServerOptions) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.BindAddress, "bind-address", "0.0.0.0", "IP address of the /healthz, /readyz and /metrics server")
-	fs.IntVar(&o.Port, "port", DefaultPort,
-		"plain-HTTP port of /healthz, /readyz and /metrics (upstream's secure port number); 0 disables the server")
-}
-
-// Address returns host:port.
-func (o *ServerOptions) Address() string {
-	return net.JoinHostPort(o.BindAddress, strconv.Itoa(o.Port))
-}
 
 // ReadinessCheck is one condition of /readyz. Check returns nil when
 // ready, else an error saying why not; it must be fast and safe for
@@ -57,7 +30,8 @@ type ReadinessCheck struct {
 }
 
 // Server serves /healthz (the process is alive), /readyz (every readiness
-// check passes) and /metrics (the gatherer, in the Prometheus formats).
+// check passes) and /metrics (the gatherer, in the Prometheus formats; not
+// served when the gatherer is nil, --disable-metrics).
 type Server struct {
 	gatherer prometheus.Gatherer
 
@@ -65,7 +39,8 @@ type Server struct {
 	checks []ReadinessCheck
 }
 
-// NewServer returns a server exposing gatherer on /metrics.
+// NewServer returns a server exposing gatherer on /metrics; a nil gatherer
+// leaves /metrics out.
 func NewServer(gatherer prometheus.Gatherer) *Server {
 	return &Server{gatherer: gatherer}
 }
@@ -86,7 +61,9 @@ func (s *Server) Handler() http.Handler {
 		fmt.Fprintln(w, "ok")
 	})
 	mux.HandleFunc("GET /readyz", s.serveReadyz)
-	mux.Handle("GET /metrics", promhttp.HandlerFor(s.gatherer, promhttp.HandlerOpts{}))
+	if s.gatherer != nil {
+		mux.Handle("GET /metrics", promhttp.HandlerFor(s.gatherer, promhttp.HandlerOpts{}))
+	}
 	return mux
 }
 
@@ -117,24 +94,51 @@ func (s *Server) serveReadyz(w http.ResponseWriter, _ *http.Request) {
 	_, _ = w.Write([]byte(b.String()))
 }
 
-// Start listens on addr (so a busy port fails here, at once) and serves in
-// the background. The returned stop shuts the server down gracefully
-// (bounded by 5s) and waits for it.
+// Start listens on addr (so a busy port fails here, at once) and serves
+// plain HTTP in the background. The returned stop shuts the server down
+// gracefully (bounded by 5s) and waits for it.
 func (s *Server) Start(ctx context.Context, addr string) (stop func(), err error) {
+	return s.start(ctx, addr, nil, false)
+}
+
+// StartTLS is Start over TLS with cfg (which must provide the
+// certificate). HTTP/2 is offered only when http2 is set (upstream's
+// --enable-http2, off by default).
+func (s *Server) StartTLS(ctx context.Context, addr string, cfg *tls.Config, http2 bool) (stop func(), err error) {
+	if cfg == nil {
+		return nil, errors.New("serving TLS needs a TLS configuration")
+	}
+	return s.start(ctx, addr, cfg, http2)
+}
+
+func (s *Server) start(ctx context.Context, addr string, cfg *tls.Config, http2 bool) (stop func(), err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listening on %s: %w", addr, err)
 	}
-	logger := klog.FromContext(ctx)
+	scheme := "http"
 	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	if cfg != nil {
+		scheme = "https"
+		srv.TLSConfig = cfg.Clone()
+		if !http2 {
+			// A non-nil, empty map keeps net/http from enabling HTTP/2.
+			srv.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){}
+			srv.TLSConfig.NextProtos = []string{"http/1.1"}
+		} else {
+			srv.TLSConfig.NextProtos = []string{"h2", "http/1.1"}
+		}
+		ln = tls.NewListener(ln, srv.TLSConfig)
+	}
+	logger := klog.FromContext(ctx).WithValues("address", ln.Addr().String(), "scheme", scheme)
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			logger.Error(err, "HTTP server failed", "address", addr)
+			logger.Error(err, "HTTP server failed")
 		}
 	}()
-	logger.Info("Serving /healthz, /readyz and /metrics", "address", ln.Addr().String())
+	logger.Info("Serving /healthz, /readyz and /metrics", "metrics", s.gatherer != nil)
 	return func() {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
 		defer cancel()

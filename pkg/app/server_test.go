@@ -31,7 +31,7 @@ func get(t *testing.T, srv *httptest.Server, path string) (int, string) {
 
 func TestProbes(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	m, err := metrics.New(reg, "dev")
+	m, err := metrics.New(reg, metrics.BuildInfo{Version: "dev"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,6 +101,8 @@ func TestRunOptionsValidate(t *testing.T) {
 		{"no policy", nil, "--policy-config-file is required"},
 		{"leader election one-shot", []string{"--policy-config-file", "p", "--leader-elect"}, "--descheduling-interval > 0"},
 		{"bad port", []string{"--policy-config-file", "p", "--port", "70000"}, "not a TCP port"},
+		{"bad secure port", []string{"--policy-config-file", "p", "--secure-port", "-1"}, "--secure-port -1 is not a TCP port"},
+		{"unknown feature gate", []string{"--policy-config-file", "p", "--feature-gates", "Foo=true"}, "unrecognized feature gate: Foo"},
 		{"negative interval", []string{"--policy-config-file", "p", "--descheduling-interval", "-1s"}, "must not be negative"},
 	}
 	for _, tc := range cases {
@@ -115,13 +117,22 @@ func TestRunOptionsValidate(t *testing.T) {
 
 func TestRunFlagDefaults(t *testing.T) {
 	cmd := NewRootCommand(io.Discard, io.Discard)
+	// upstream v0.36's defaults: 137s/107s/26s, Lease kube-system/descheduler,
+	// HTTPS on 10258, client-go's QPS and burst (0: 5 and 10).
 	want := map[string]string{
-		"leader-elect": "false", "leader-elect-lease-duration": "15s", "leader-elect-renew-deadline": "10s",
-		"leader-elect-retry-period": "2s", "leader-elect-resource-name": "descheduler", "leader-elect-resource-lock": "leases",
-		"leader-elect-resource-namespace": "", "bind-address": "0.0.0.0", "port": "10258",
+		"leader-elect": "false", "leader-elect-lease-duration": "2m17s", "leader-elect-renew-deadline": "1m47s",
+		"leader-elect-retry-period": "26s", "leader-elect-resource-name": "descheduler", "leader-elect-resource-lock": "leases",
+		"leader-elect-resource-namespace": "kube-system", "bind-address": "0.0.0.0", "secure-port": "10258", "port": "0",
+		"cert-dir": "", "tls-cert-file": "", "tls-private-key-file": "", "tls-min-version": "", "tls-cipher-suites": "[]",
+		"disable-metrics": "false", "client-connection-qps": "0", "client-connection-burst": "0",
+		"client-connection-kubeconfig": "", "kubeconfig": "", "feature-gates": "", "version": "false",
+		"logging-format": "text", "log-flush-frequency": "5s", "v": "0", "vmodule": "",
 	}
 	for name, def := range want {
 		f := cmd.Flags().Lookup(name)
+		if f == nil {
+			f = cmd.PersistentFlags().Lookup(name)
+		}
 		if f == nil {
 			t.Errorf("flag --%s missing", name)
 			continue

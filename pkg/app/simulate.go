@@ -50,7 +50,7 @@ func newSimulateCommand() *cobra.Command {
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&o.Policy, "policy", "", "policy file (v1alpha2 or v1alpha1)")
+	fs.StringVar(&o.Policy, "policy", "", "policy file (v1alpha2 or v1alpha1); also spelled --policy-config-file")
 	fs.StringArrayVar(&o.Snapshots, "snapshot", nil, "snapshot file or directory (kubectl get -o yaml output); - for stdin; repeatable")
 	fs.StringVar(&o.Now, "now", "", "the cycle's clock as RFC3339 (default: the time the command runs)")
 	fs.StringVarP(&o.Output, "output", "o", "table", "output format: table (fits 120 columns), wide (every column and node), json or yaml")
@@ -64,6 +64,7 @@ func newSimulateCommand() *cobra.Command {
 	fs.Float64Var(&o.Noise, "noise", 0, "with --cycles: multiply every generated usage sample by a random factor within ±PCT percent")
 	fs.StringVar(&o.Report, "report", "", "with --cycles: also write charts to FILE.html (one self-contained page) or FILE.svg")
 	_ = cmd.MarkFlagRequired("policy")
+	policyFlagAlias(cmd)
 	_ = cmd.MarkFlagRequired("snapshot")
 	return cmd
 }

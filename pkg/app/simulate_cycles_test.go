@@ -87,8 +87,11 @@ func TestSimulateCyclesReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(data), "<svg"); n != 3 {
-		t.Errorf("report holds %d charts, want 3", n)
+	if n := strings.Count(string(data), "<svg"); n != 5 {
+		t.Errorf("report holds %d charts, want 5", n)
+	}
+	if !strings.Contains(string(data), "<h2>Moves</h2>") || !strings.Contains(string(data), `<table class="moves">`) {
+		t.Error("report has no table of moves (the hotspot's first cycle evicts)")
 	}
 }
 

@@ -32,8 +32,9 @@ const lagSlack = 2 * time.Minute
 
 // SnapshotOptions are the flags of `descheduler snapshot`.
 type SnapshotOptions struct {
-	// Kubeconfig is the kubeconfig file; empty uses the in-cluster config.
-	Kubeconfig string
+	// Client are --kubeconfig (kubectl's loading rules when empty) and the
+	// client limits.
+	Client ClientOptions
 	// Policy, when set, picks the usage source: Prometheus (its provider
 	// and queries) if an enabled plugin uses it, else metrics-server.
 	Policy string
@@ -68,8 +69,10 @@ prints.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "kubeconfig file; empty uses the in-cluster config")
-	fs.StringVar(&o.Policy, "policy", "", "policy file whose Prometheus provider and queries to use (optional)")
+	o.Client.AddFlags(fs)
+	fs.StringVar(&o.Policy, "policy", "",
+		"policy file whose Prometheus provider and queries to use (optional); also spelled --policy-config-file")
+	policyFlagAlias(cmd)
 	fs.DurationVar(&o.Duration, "duration", 5*time.Minute, "how long to collect usage samples; 0 takes one poll")
 	fs.DurationVar(&o.Interval, "interval", 15*time.Second, "time between polls")
 	fs.StringVarP(&o.Output, "output", "o", "", "file to write; - for standard output")
@@ -88,14 +91,14 @@ func (o *SnapshotOptions) Validate() error {
 	case o.Output == "":
 		return errors.New("--output is required")
 	}
-	return nil
+	return o.Client.Validate()
 }
 
 func runSnapshotCommand(cmd *cobra.Command, o *SnapshotOptions) error {
 	if err := o.Validate(); err != nil {
 		return err
 	}
-	cfg, err := restConfig(&RunOptions{Kubeconfig: o.Kubeconfig, QPS: 50, Burst: 100})
+	cfg, err := o.Client.restConfig()
 	if err != nil {
 		return err
 	}

@@ -42,7 +42,7 @@ usage-descheduler instance. Stop the descheduler first, or it puts them back.`,
 			if err := o.Validate(); err != nil {
 				return err
 			}
-			cfg, err := restConfig(&RunOptions{Kubeconfig: o.Kubeconfig, QPS: 50, Burst: 100})
+			cfg, err := (&ClientOptions{Kubeconfig: o.Kubeconfig, QPS: 50, Burst: 100}).restConfig()
 			if err != nil {
 				return err
 			}
@@ -54,7 +54,7 @@ usage-descheduler instance. Stop the descheduler first, or it puts them back.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "kubeconfig file; empty uses the in-cluster config")
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "kubeconfig file; empty: $KUBECONFIG, else ~/.kube/config, else the in-cluster configuration")
 	fs.StringVar(&o.InstanceName, "instance-name", "",
 		"instance whose soft taints are removed (default: <namespace>/"+DefaultLeaseName+
 			", the namespace from POD_NAMESPACE or the service account, else "+DefaultLeaseNamespace+")")

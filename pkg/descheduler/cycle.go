@@ -12,6 +12,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/usage-descheduler/descheduler/pkg/evictor"
+	"github.com/usage-descheduler/descheduler/pkg/fence"
 	"github.com/usage-descheduler/descheduler/pkg/framework"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 )
@@ -78,12 +79,21 @@ type run struct {
 	working *snapshot.Snapshot
 	report  *Report
 	stopped bool
+	// recorded, when set, is told about each record as soon as the
+	// executor answered (the Runner's history).
+	recorded func(Record)
 }
 
 // Run executes one cycle on snap.
 func (c *Cycle) Run(ctx context.Context, snap *snapshot.Snapshot) *Report {
+	return c.run(ctx, snap, nil)
+}
+
+// run executes one cycle on snap and hands every record to recorded (nil:
+// nobody) as soon as it exists, so an interrupted cycle loses none.
+func (c *Cycle) run(ctx context.Context, snap *snapshot.Snapshot, recorded func(Record)) *Report {
 	r := &run{c: c, budget: framework.NewBudget(c.Limits), failed: map[types.UID]bool{}, evicted: map[types.UID]bool{}, working: snap,
-		report: &Report{Start: snap.Now, Initial: snap}}
+		report: &Report{Start: snap.Now, Initial: snap}, recorded: recorded}
 	for _, point := range []framework.ExtensionPoint{framework.Deschedule, framework.Balance} {
 		for i := range c.Profiles {
 			if r.stopped || ctx.Err() != nil {
@@ -188,6 +198,13 @@ func (r *run) execute(ctx context.Context, profile, strategy string, cands []fra
 		}
 		ev := evictor.Eviction{Pod: c.Pod, Node: c.Node, Strategy: strategy, Profile: profile, Reason: c.Reason, Usage: c.Usage}
 		res, err := r.c.Executor.Evict(ctx, ev)
+		if errors.Is(err, fence.ErrStale) {
+			// No call was made: nothing to record, and no later write of
+			// this cycle may happen either.
+			klog.FromContext(ctx).Info("Lease not fresh; stopping the cycle", "err", err)
+			r.stopped = true
+			return false
+		}
 		if err != nil {
 			// Recorded, not returned: the cycle goes on with other pods.
 			klog.FromContext(ctx).Error(err, "Eviction failed", "pod", klog.KObj(c.Pod), "node", c.Node,
@@ -195,6 +212,9 @@ func (r *run) execute(ctx context.Context, profile, strategy string, cands []fra
 		}
 		rec := Record{Eviction: ev, Result: res, Err: err}
 		r.report.Records = append(r.report.Records, rec)
+		if r.recorded != nil {
+			r.recorded(rec)
+		}
 		if r.c.Observer != nil {
 			r.c.Observer.EvictionDone(ctx, rec)
 		}

@@ -91,7 +91,7 @@ func (s *State) RecordCycle(now time.Time, rep *Report, states NodeStates) {
 	defer s.mu.Unlock()
 	if rep != nil {
 		for _, rec := range rep.Records {
-			if (rec.Result == evictor.ResultSuccess || rec.Result == evictor.ResultSimulated) && rec.Pod != nil {
+			if carriedOut(rec) {
 				s.entries = append(s.entries, s.entryFor(now, rec))
 			}
 		}
@@ -101,6 +101,28 @@ func (s *State) RecordCycle(now time.Time, rep *Report, states NodeStates) {
 		s.setStates(strategy, nodes, now)
 	}
 	s.prune(now)
+}
+
+// RecordEviction adds one eviction at now, as soon as the executor
+// answered, so that a cycle interrupted afterwards (SIGTERM, a lost lease)
+// still has it in its history. It keeps what RecordCycle keeps (success or
+// simulated results) and ignores the rest. Use it or RecordCycle with the
+// cycle's report, not both, for one cycle's evictions.
+func (s *State) RecordEviction(now time.Time, rec Record) {
+	if !carriedOut(rec) {
+		return
+	}
+	now = now.Truncate(time.Second)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.entries = append(s.entries, s.entryFor(now, rec))
+	sortByTime(s.entries)
+	s.pruneCount()
+}
+
+// carriedOut reports whether rec evicted a pod (live or simulated).
+func carriedOut(rec Record) bool {
+	return (rec.Result == evictor.ResultSuccess || rec.Result == evictor.ResultSimulated) && rec.Pod != nil
 }
 
 func (s *State) entryFor(now time.Time, rec Record) snapshot.Eviction {
@@ -149,6 +171,51 @@ func (s *State) Merge(entries []snapshot.Eviction, states NodeStates) {
 	s.entries = mergeEvictions(s.entries, entries)
 	s.states = mergeStates(s.states, states)
 	s.pruneCount()
+}
+
+// DerivedMatchWindow is how far apart in time an eviction re-derived from
+// an Event and one of the history may be and still be the same eviction:
+// the history keeps the time the executor answered, the Event the time it
+// was written, a little later.
+const DerivedMatchWindow = time.Minute
+
+// MergeDerived adds evictions re-derived from another record of them (the
+// Descheduled Events, after a process was killed before it saved its
+// history) and returns how many it added. An entry is skipped when the
+// history holds an eviction of the same namespace and pod within
+// DerivedMatchWindow of it, whatever the strategy (an Event may not name
+// it the way the history does), so a known eviction is never counted
+// twice.
+func (s *State) MergeDerived(entries []snapshot.Eviction) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	type podKey struct{ namespace, pod string }
+	known := map[podKey][]time.Time{}
+	for _, e := range s.entries {
+		k := podKey{e.Namespace, e.Pod}
+		known[k] = append(known[k], e.Time)
+	}
+	added := 0
+	for _, e := range entries {
+		e.Time = e.Time.Truncate(time.Second)
+		k := podKey{e.Namespace, e.Pod}
+		if slices.ContainsFunc(known[k], func(t time.Time) bool { return absDuration(t.Sub(e.Time)) <= DerivedMatchWindow }) {
+			continue
+		}
+		known[k] = append(known[k], e.Time)
+		s.entries = append(s.entries, e)
+		added++
+	}
+	sortByTime(s.entries)
+	s.pruneCount()
+	return added
+}
+
+func absDuration(d time.Duration) time.Duration {
+	if d < 0 {
+		return -d
+	}
+	return d
 }
 
 // Contents returns copies of the evictions (oldest first) and node states,

@@ -3,12 +3,20 @@ package descheduler
 import (
 	"context"
 	"slices"
+	"time"
 
 	"k8s.io/klog/v2"
 
+	"github.com/usage-descheduler/descheduler/pkg/fence"
 	"github.com/usage-descheduler/descheduler/pkg/framework"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 )
+
+// HistoryFlushTimeout bounds the write of the history after a cycle. The
+// write does not end with the cycle's context (SIGTERM, a lost lease), so
+// an interrupted cycle's evictions are still saved, before the lease is
+// released and only while it is fresh.
+const HistoryFlushTimeout = 5 * time.Second
 
 // Memory is what a Runner keeps between cycles: the eviction history and
 // hysteresis state (handed to strategies through the snapshot), where it is
@@ -26,6 +34,17 @@ type Memory struct {
 	// longer wanted (the live descheduler always sets it; nil applies and
 	// removes nothing). In dry run it only reports.
 	Taints Tainter
+	// Evictions re-derives evictions the Store may have missed (a process
+	// killed before it saved them) when the history is restored; nil:
+	// none.
+	Evictions EvictionLog
+}
+
+// EvictionLog lists evictions recorded elsewhere than the HistoryStore,
+// e.g. the Descheduled Events of this descheduler.
+type EvictionLog interface {
+	// Evictions returns the evictions at or after since.
+	Evictions(ctx context.Context, since time.Time) ([]snapshot.Eviction, error)
 }
 
 // Tainter puts the soft taints on exactly the wanted nodes: SoftTaint on a
@@ -67,6 +86,23 @@ func (m *Memory) restore(ctx context.Context) {
 	}
 }
 
+// rederive merges the evictions of the EvictionLog within the history's
+// horizon that the history does not hold yet (see State.MergeDerived).
+func (m *Memory) rederive(ctx context.Context, r *Runner) {
+	if m == nil || m.State == nil || m.Evictions == nil {
+		return
+	}
+	logger := klog.FromContext(ctx)
+	found, err := m.Evictions.Evictions(ctx, r.Clock.Now().Add(-m.State.maxAge()))
+	if err != nil {
+		logger.Error(err, "Re-deriving evictions from Events; continuing without them")
+		return
+	}
+	if added := m.State.MergeDerived(found); added > 0 {
+		logger.Info("Re-derived evictions missing from the history", "added", added, "found", len(found))
+	}
+}
+
 // beforeCycle applies the soft taints the strategies want on this
 // snapshot. It runs before the evictions, so the replacement pods the
 // kube-scheduler places right after them already see the taint (planning
@@ -76,7 +112,14 @@ func (m *Memory) beforeCycle(ctx context.Context, r *Runner, snap *snapshot.Snap
 		return
 	}
 	logger := klog.FromContext(ctx)
-	actions, err := m.Taints.Sync(ctx, snap, SoftTaintWants(ctx, r.Cycle.Profiles, snap))
+	want := SoftTaintWants(ctx, r.Cycle.Profiles, snap)
+	tctx, cancel, err := fence.Enter(ctx, r.Fence)
+	if err != nil {
+		logger.Info("Not changing soft taints", "err", err)
+		return
+	}
+	defer cancel()
+	actions, err := m.Taints.Sync(tctx, snap, want)
 	for _, a := range actions {
 		logger.Info("Soft taint", "node", a.Node, "key", a.Key, "action", a.Action, "applied", a.Done, "err", a.Err)
 	}
@@ -85,17 +128,37 @@ func (m *Memory) beforeCycle(ctx context.Context, r *Runner, snap *snapshot.Snap
 	}
 }
 
-// afterCycle records the cycle's evictions and node states and persists
-// them.
-func (m *Memory) afterCycle(ctx context.Context, r *Runner, snap *snapshot.Snapshot, rep *Report) {
+// recorder returns what the cycle calls with each record: it adds the
+// eviction to the history at once (nil without a State).
+func (m *Memory) recorder(r *Runner) func(Record) {
+	if m == nil || m.State == nil {
+		return nil
+	}
+	return func(rec Record) { m.State.RecordEviction(r.Clock.Now(), rec) }
+}
+
+// afterCycle records the cycle's node states (its evictions were recorded
+// as they happened) and persists the history with a context detached from
+// the cycle's (see HistoryFlushTimeout), while the lease is fresh.
+func (m *Memory) afterCycle(ctx context.Context, r *Runner, snap *snapshot.Snapshot) {
 	if m == nil || m.State == nil {
 		return
 	}
-	m.State.RecordCycle(r.Clock.Now(), rep, CollectNodeStates(ctx, r.Cycle.Profiles, snap))
-	if m.Persist && m.Store != nil {
-		if err := m.State.Persist(ctx, m.Store); err != nil {
-			klog.FromContext(ctx).Error(err, "Saving the eviction history")
-		}
+	m.State.RecordCycle(r.Clock.Now(), nil, CollectNodeStates(ctx, r.Cycle.Profiles, snap))
+	if !m.Persist || m.Store == nil {
+		return
+	}
+	logger := klog.FromContext(ctx)
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), HistoryFlushTimeout)
+	defer cancel()
+	fctx, cancelFence, err := fence.Enter(fctx, r.Fence)
+	if err != nil {
+		logger.Info("Not saving the eviction history", "err", err)
+		return
+	}
+	defer cancelFence()
+	if err := m.State.Persist(fctx, m.Store); err != nil {
+		logger.Error(err, "Saving the eviction history")
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
+	"github.com/usage-descheduler/descheduler/pkg/fence"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 )
 
@@ -34,6 +35,10 @@ type Runner struct {
 	// Memory keeps eviction history, hysteresis state and soft taints
 	// between cycles; nil keeps nothing.
 	Memory *Memory
+	// Fence is consulted before each soft taint and history write (the
+	// Cycle's Executor consults it before each eviction) and before each
+	// cycle; nil: always allowed (no leader election).
+	Fence fence.Guard
 }
 
 // Snapshot builds a snapshot from the source at the clock's now.
@@ -67,6 +72,9 @@ func (r *Runner) runOnce(ctx context.Context) (*Report, error) {
 		wall = r.Wall
 	}
 	started := wall.Now()
+	if err := fence.Check(r.Fence); err != nil {
+		return nil, fmt.Errorf("skipping the cycle: %w", err)
+	}
 	snap, err := r.Snapshot()
 	if err != nil {
 		return nil, err
@@ -74,8 +82,8 @@ func (r *Runner) runOnce(ctx context.Context) (*Report, error) {
 	logger := klog.FromContext(ctx)
 	logger.V(2).Info("Starting cycle", "snapshot", snap.String())
 	r.Memory.beforeCycle(ctx, r, snap)
-	rep := r.Cycle.Run(ctx, snap)
-	r.Memory.afterCycle(ctx, r, snap, rep)
+	rep := r.Cycle.run(ctx, snap, r.Memory.recorder(r))
+	r.Memory.afterCycle(ctx, r, snap)
 	kv := []any{"evicted", len(rep.Evicted()), "attempted", len(rep.Records), "errors", len(rep.Errors),
 		"duration", wall.Since(started)}
 	if r.Wall != nil {
@@ -87,10 +95,12 @@ func (r *Runner) runOnce(ctx context.Context) (*Report, error) {
 
 // Run runs a cycle now and then every interval until ctx is done. An
 // interval of 0 runs exactly one cycle. The persisted history is loaded
-// first, so a new leader keeps every cooldown. A failing cycle is logged and the
+// first, with the evictions it missed re-derived from the Memory's
+// EvictionLog, so a new leader keeps every cooldown. A failing cycle is logged and the
 // loop goes on; the error of the last cycle is returned for one-shot runs.
 func (r *Runner) Run(ctx context.Context, interval time.Duration) error {
 	r.Memory.restore(ctx)
+	r.Memory.rederive(ctx, r)
 	for {
 		_, err := r.RunOnce(ctx)
 		if interval <= 0 {

@@ -48,7 +48,7 @@ func (r *nameRecorder) Unregister(prometheus.Collector) bool { return false }
 func definedNames(t *testing.T) map[string]bool {
 	t.Helper()
 	rec := &nameRecorder{names: map[string]bool{}}
-	if _, err := metrics.New(rec, "dev"); err != nil {
+	if _, err := metrics.New(rec, metrics.BuildInfo{Version: "dev"}); err != nil {
 		t.Fatal(err)
 	}
 	poll := func(context.Context, time.Time) (window.Batch, error) { return window.Batch{}, nil }
@@ -141,6 +141,7 @@ func TestDefinedNames(t *testing.T) {
 	defined := definedNames(t)
 	for _, name := range []string{
 		"descheduler_pods_evicted_total", "descheduler_cycle_duration_seconds", "descheduler_cycles_total",
+		"descheduler_loop_duration_seconds",
 		"descheduler_strategy_duration_seconds", "descheduler_nodes_classified", "descheduler_usage_samples_age_seconds",
 		"descheduler_collector_errors_total", "descheduler_leader", "descheduler_build_info",
 	} {

@@ -1,21 +1,28 @@
 // Package metrics defines the descheduler's Prometheus metrics on an
 // injected prometheus.Registerer. Every label is bounded: strategy and
-// profile names come from the policy, result and class from fixed enums;
-// pod names, node names and error texts never become labels.
+// profile names come from the policy, result and class from fixed enums,
+// namespace and node from the cluster's namespaces and nodes (upstream's
+// labels); pod names and error texts never become labels.
 //
-// Metrics defined here:
-//   - descheduler_pods_evicted_total{strategy,profile,result}: attempted
-//     evictions by outcome (success|blocked_by_pdb|throttled|error|dry_run);
-//   - descheduler_cycle_duration_seconds: histogram of whole cycles
-//     (snapshot, planning and evictions);
-//   - descheduler_cycles_total{result}: cycles by outcome (success|error);
+// The series upstream kubernetes-sigs/descheduler v0.36 exports keep its
+// names and labels, so its dashboards and alerts work unchanged:
+//   - descheduler_pods_evicted_total{result,strategy,profile,namespace,node}:
+//     attempted evictions by outcome (success|blocked_by_pdb|throttled|error|dry_run);
+//   - descheduler_loop_duration_seconds: histogram of whole cycles, with
+//     upstream's buckets;
 //   - descheduler_strategy_duration_seconds{strategy,profile}: histogram of
-//     one strategy's planning and evictions in one cycle;
+//     one strategy's planning and evictions in one cycle, upstream's buckets;
+//   - descheduler_build_info{GoVersion,AppVersion,DeschedulerVersion,
+//     GitBranch,GitSha1}: always 1.
+//
+// This project's own series:
+//   - descheduler_cycle_duration_seconds: histogram of whole cycles
+//     (snapshot, planning and evictions), finer buckets from 5ms;
+//   - descheduler_cycles_total{result}: cycles by outcome (success|error);
 //   - descheduler_nodes_classified{strategy,class}: nodes per class at the
 //     strategy's last run (the last profile running it wins);
 //   - descheduler_leader: 1 while this instance runs cycles (it holds the
-//     lease, or leader election is off), else 0;
-//   - descheduler_build_info{version,goversion}: always 1.
+//     lease, or leader election is off), else 0.
 //
 // The usage collectors' metrics (descheduler_usage_samples_age_seconds and
 // descheduler_collector_errors_total, both by source) are defined in
@@ -25,7 +32,6 @@ package metrics
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -45,6 +51,15 @@ const (
 // (5ms, 12.5ms, 31ms, 78ms, 0.2s, 0.5s, 1.2s, 3s, 7.6s, 19s, 48s, 119s, 298s).
 var durationBuckets = prometheus.ExponentialBuckets(0.005, 2.5, 13)
 
+// upstreamLoopBuckets and upstreamStrategyBuckets are upstream's buckets of
+// descheduler_loop_duration_seconds and descheduler_strategy_duration_seconds
+// (10ms to 500s and to 100s), so that dashboards built on upstream's le
+// values find the same boundaries.
+var (
+	upstreamLoopBuckets     = []float64{0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500}
+	upstreamStrategyBuckets = []float64{0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100}
+)
+
 // knownClasses are reported for every classifying strategy, 0 when empty,
 // so a class that empties out drops to 0 instead of keeping its old value.
 var knownClasses = []string{framework.ClassUnderutilized, framework.ClassAppropriate, framework.ClassOverutilized}
@@ -53,6 +68,7 @@ var knownClasses = []string{framework.ClassUnderutilized, framework.ClassAppropr
 // descheduler.Observer; all methods are safe for concurrent use.
 type Metrics struct {
 	podsEvicted      *prometheus.CounterVec
+	loopDuration     prometheus.Histogram
 	cycleDuration    prometheus.Histogram
 	cycles           *prometheus.CounterVec
 	strategyDuration *prometheus.HistogramVec
@@ -62,14 +78,20 @@ type Metrics struct {
 
 var _ descheduler.Observer = (*Metrics)(nil)
 
-// New creates the metrics and registers them, with the build info for
-// version, on reg. It fails when one is already registered there.
-func New(reg prometheus.Registerer, version string) (*Metrics, error) {
+// New creates the metrics and registers them, with the build info, on reg.
+// It fails when one is already registered there.
+func New(reg prometheus.Registerer, build BuildInfo) (*Metrics, error) {
 	m := &Metrics{
 		podsEvicted: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "descheduler_pods_evicted_total",
-			Help: "Attempted evictions by strategy, profile and result (success, blocked_by_pdb, throttled, error, dry_run).",
-		}, []string{"strategy", "profile", "result"}),
+			Help: "Attempted evictions by result (success, blocked_by_pdb, throttled, error, dry_run), strategy, profile, " +
+				"namespace and node of the pod.",
+		}, []string{"result", "strategy", "profile", "namespace", "node"}),
+		loopDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "descheduler_loop_duration_seconds",
+			Help:    "Time taken to complete a full descheduling cycle (upstream's series and buckets).",
+			Buckets: upstreamLoopBuckets,
+		}),
 		cycleDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "descheduler_cycle_duration_seconds",
 			Help:    "Duration of descheduling cycles: snapshot, planning and evictions.",
@@ -82,7 +104,7 @@ func New(reg prometheus.Registerer, version string) (*Metrics, error) {
 		strategyDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "descheduler_strategy_duration_seconds",
 			Help:    "Duration of one strategy's planning and evictions in a cycle, by strategy and profile.",
-			Buckets: durationBuckets,
+			Buckets: upstreamStrategyBuckets,
 		}, []string{"strategy", "profile"}),
 		nodesClassified: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "descheduler_nodes_classified",
@@ -95,15 +117,15 @@ func New(reg prometheus.Registerer, version string) (*Metrics, error) {
 	}
 	buildInfo := prometheus.NewGauge(prometheus.GaugeOpts{
 		Name:        "descheduler_build_info",
-		Help:        "Always 1; the labels give the descheduler's version and the Go version it was built with.",
-		ConstLabels: prometheus.Labels{"version": version, "goversion": runtime.Version()},
+		Help:        "Always 1; the labels describe the build (upstream's label names).",
+		ConstLabels: build.labels(),
 	})
 	buildInfo.Set(1)
 	// Both outcomes exist from the start, so rate() and alerts on errors
 	// work before the first failure.
 	m.cycles.WithLabelValues(CycleSuccess)
 	m.cycles.WithLabelValues(CycleError)
-	for _, c := range []prometheus.Collector{m.podsEvicted, m.cycleDuration, m.cycles, m.strategyDuration,
+	for _, c := range []prometheus.Collector{m.podsEvicted, m.loopDuration, m.cycleDuration, m.cycles, m.strategyDuration,
 		m.nodesClassified, m.leader, buildInfo} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("registering the descheduler metrics: %w", err)
@@ -125,9 +147,17 @@ func NewRegistry() *prometheus.Registry {
 }
 
 // EvictionDone implements descheduler.Observer: it counts the attempt by
-// its result.
+// its result (a fixed enum, never the error's text), strategy, profile and
+// the pod's namespace and node.
 func (m *Metrics) EvictionDone(_ context.Context, rec descheduler.Record) {
-	m.podsEvicted.WithLabelValues(rec.Strategy, rec.Profile, string(rec.Result)).Inc()
+	namespace, node := "", rec.Node
+	if rec.Pod != nil {
+		namespace = rec.Pod.Namespace
+		if node == "" {
+			node = rec.Pod.Spec.NodeName
+		}
+	}
+	m.podsEvicted.WithLabelValues(string(rec.Result), rec.Strategy, rec.Profile, namespace, node).Inc()
 }
 
 // StrategyDone implements descheduler.Observer.
@@ -152,6 +182,7 @@ func (m *Metrics) Classified(_, strategy string, classes map[string]string) {
 
 // CycleDone implements descheduler.Observer.
 func (m *Metrics) CycleDone(took time.Duration, err error) {
+	m.loopDuration.Observe(took.Seconds())
 	m.cycleDuration.Observe(took.Seconds())
 	result := CycleSuccess
 	if err != nil {

@@ -212,7 +212,7 @@ func histogramSum(t *testing.T, fams map[string]*dto.MetricFamily, name string, 
 
 func TestMetricsAfterCycles(t *testing.T) {
 	reg := metrics.NewRegistry()
-	m, err := metrics.New(reg, "v1.2.3")
+	m, err := metrics.New(reg, metrics.BuildInfo{Version: "v1.2.3", GitBranch: "main", GitSha1: "abc123", GoVersion: "go1.26.0"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,8 @@ func TestMetricsAfterCycles(t *testing.T) {
 
 	fams := scrape(t, reg)
 	evicted := func(result string) map[string]string {
-		return map[string]string{"strategy": "HotNodes", "profile": "p1", "result": result}
+		return map[string]string{"strategy": "HotNodes", "profile": "p1", "result": result,
+			"namespace": "ns", "node": "n1"}
 	}
 	cases := []struct {
 		name   string
@@ -245,11 +246,14 @@ func TestMetricsAfterCycles(t *testing.T) {
 		{"descheduler_nodes_classified", map[string]string{"strategy": "HotNodes", "class": "appropriate"}, 0},
 		// histograms: number of observations.
 		{"descheduler_cycle_duration_seconds", map[string]string{}, 2},
+		{"descheduler_loop_duration_seconds", map[string]string{}, 2},
 		{"descheduler_strategy_duration_seconds", map[string]string{"strategy": "HotNodes", "profile": "p1"}, 2},
 		{"descheduler_cycles_total", map[string]string{"result": "success"}, 2},
 		{"descheduler_cycles_total", map[string]string{"result": "error"}, 0},
 		{"descheduler_leader", map[string]string{}, 1},
-		{"descheduler_build_info", map[string]string{"version": "v1.2.3", "goversion": goVersion(t, fams)}, 1},
+		// upstream's label names; AppVersion is major.minor of v1.2.3.
+		{"descheduler_build_info", map[string]string{"DeschedulerVersion": "v1.2.3", "AppVersion": "1.2",
+			"GitBranch": "main", "GitSha1": "abc123", "GoVersion": "go1.26.0"}, 1},
 	}
 	for _, tc := range cases {
 		if got := value(t, fams, tc.name, tc.labels); got != tc.want {
@@ -262,8 +266,10 @@ func TestMetricsAfterCycles(t *testing.T) {
 		map[string]string{"strategy": "HotNodes", "profile": "p1"}); got != 6 {
 		t.Errorf("strategy duration sum = %vs, want 6s", got)
 	}
-	if got := histogramSum(t, fams, "descheduler_cycle_duration_seconds", map[string]string{}); got != 6 {
-		t.Errorf("cycle duration sum = %vs, want 6s", got)
+	for _, name := range []string{"descheduler_cycle_duration_seconds", "descheduler_loop_duration_seconds"} {
+		if got := histogramSum(t, fams, name, map[string]string{}); got != 6 {
+			t.Errorf("%s sum = %vs, want 6s", name, got)
+		}
 	}
 	for _, name := range []string{"go_goroutines", "process_start_time_seconds", "go_build_info"} {
 		if _, ok := fams[name]; !ok {
@@ -272,20 +278,9 @@ func TestMetricsAfterCycles(t *testing.T) {
 	}
 }
 
-func goVersion(t *testing.T, fams map[string]*dto.MetricFamily) string {
-	t.Helper()
-	for _, lp := range fams["descheduler_build_info"].GetMetric()[0].GetLabel() {
-		if lp.GetName() == "goversion" && strings.HasPrefix(lp.GetValue(), "go") {
-			return lp.GetValue()
-		}
-	}
-	t.Fatal("descheduler_build_info has no goversion label")
-	return ""
-}
-
 func TestCycleErrorsAndLeader(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	m, err := metrics.New(reg, "dev")
+	m, err := metrics.New(reg, metrics.BuildInfo{Version: "dev"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,19 +298,20 @@ func TestCycleErrorsAndLeader(t *testing.T) {
 
 func TestNewRejectsDuplicateRegistration(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	if _, err := metrics.New(reg, "dev"); err != nil {
+	if _, err := metrics.New(reg, metrics.BuildInfo{Version: "dev"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := metrics.New(reg, "dev"); err == nil {
+	if _, err := metrics.New(reg, metrics.BuildInfo{Version: "dev"}); err == nil {
 		t.Error("registering the metrics twice on one registry succeeded, want an error")
 	}
 }
 
-// TestLabelsAreBounded checks that no series carries a pod name, node name
-// or error text, whatever the cycle did.
+// TestLabelsAreBounded checks that no series carries a pod name or error
+// text, whatever the cycle did, and that node names appear only in the
+// node label (upstream's) of descheduler_pods_evicted_total.
 func TestLabelsAreBounded(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	m, err := metrics.New(reg, "dev")
+	m, err := metrics.New(reg, metrics.BuildInfo{Version: "dev"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,11 +319,38 @@ func TestLabelsAreBounded(t *testing.T) {
 	for name, fam := range scrape(t, reg) {
 		for _, s := range fam.GetMetric() {
 			for _, lp := range s.GetLabel() {
-				switch v := lp.GetValue(); {
-				case v == "a", v == "n1", v == "n2", strings.Contains(v, "refused"):
+				v := lp.GetValue()
+				nodeLabel := name == "descheduler_pods_evicted_total" && lp.GetName() == "node"
+				switch {
+				case v == "a", v == "b", v == "c", strings.Contains(v, "refused"):
 					t.Errorf("%s has unbounded label %s=%q", name, lp.GetName(), v)
+				case (v == "n1" || v == "n2") && !nodeLabel:
+					t.Errorf("%s has a node name in label %s=%q", name, lp.GetName(), v)
 				}
 			}
 		}
+	}
+}
+
+func TestAppVersion(t *testing.T) {
+	cases := []struct{ version, want string }{
+		{"v0.36.0", "0.36"},
+		{"v0.36.0-4-gabc1234-dirty", "0.36"},
+		{"1.2.3", "1.2"},
+		{"dev", ""},
+		{"abc1234", ""},
+	}
+	for _, tc := range cases {
+		if got := (metrics.BuildInfo{Version: tc.version}).AppVersion(); got != tc.want {
+			t.Errorf("AppVersion(%q) = %q, want %q", tc.version, got, tc.want)
+		}
+	}
+}
+
+func TestCurrentBuildInfo(t *testing.T) {
+	b := metrics.CurrentBuildInfo("v0.36.1", "release-0.36", "0123abcd")
+	if b.Version != "v0.36.1" || b.GitBranch != "release-0.36" || b.GitSha1 != "0123abcd" ||
+		!strings.HasPrefix(b.GoVersion, "go") || b.AppVersion() != "0.36" {
+		t.Errorf("CurrentBuildInfo = %+v (AppVersion %q), want the given fields, a Go version and 0.36", b, b.AppVersion())
 	}
 }

@@ -40,6 +40,10 @@ type cluster struct {
 	names           *rand.Rand
 	created         int
 	pending         []pendingPod
+	// cycle is the number of the cycle being applied; moves are the
+	// simulated evictions so far, with their replacements' nodes.
+	cycle int
+	moves []Move
 }
 
 var _ descheduler.Source = (*cluster)(nil)
@@ -50,6 +54,9 @@ type pendingPod struct {
 	owner  string
 	since  time.Time
 	reason string
+	// move is the index in cluster.moves of the eviction this pod
+	// replaces; -1 for a pod that replaces none.
+	move int
 }
 
 // newCluster builds the simulated cluster from a snapshot's objects at
@@ -81,7 +88,7 @@ func newCluster(objs snapshot.Objects, start time.Time, cfg *Config, clk clock.P
 		}
 		if p.Spec.NodeName == "" && !snapshot.IsTerminal(p) {
 			c.pending = append(c.pending, pendingPod{key: keyOf(p), owner: ownerString(p),
-				since: p.CreationTimestamp.Time, reason: "pending in the snapshot"})
+				since: p.CreationTimestamp.Time, reason: "pending in the snapshot", move: -1})
 		}
 	}
 	c.state = scheduler.NewCluster(objs.Nodes, objs.Pods, objs.Namespaces)
@@ -103,7 +110,8 @@ func (c *cluster) Objects() (snapshot.Objects, error) {
 // apply carries out a cycle's simulated evictions at now: evicted pods
 // leave, their replacements are created, and every pending pod (oldest
 // first) is offered to the scheduler model.
-func (c *cluster) apply(ctx context.Context, rep *descheduler.Report, now time.Time) error {
+func (c *cluster) apply(ctx context.Context, cycle int, rep *descheduler.Report, now time.Time) error {
+	c.cycle = cycle
 	for _, rec := range rep.Records {
 		if rec.Result == evictor.ResultSimulated {
 			if err := c.evict(rec.Pod, now); err != nil {
@@ -128,16 +136,19 @@ func (c *cluster) evict(pod *v1.Pod, now time.Time) error {
 	}
 	ref := metav1.GetControllerOf(cur)
 	if snapshot.IsTerminal(cur) || ref == nil {
+		c.recordMove(cur, "")
 		c.usage.forget(keyOf(cur))
 		return nil
 	}
 	r := c.replacement(cur, ref, now)
+	mv := c.recordMove(cur, keyOf(r).String())
 	c.usage.move(keyOf(cur), keyOf(r))
 	c.pods.add(r)
 	if ref.Kind == "DaemonSet" {
+		c.placed(mv, cur.Spec.NodeName)
 		return c.bind(r, cur.Spec.NodeName, now)
 	}
-	c.pending = append(c.pending, pendingPod{key: keyOf(r), owner: ownerString(r), since: now})
+	c.pending = append(c.pending, pendingPod{key: keyOf(r), owner: ownerString(r), since: now, move: mv})
 	return nil
 }
 
@@ -164,6 +175,7 @@ func (c *cluster) schedulePending(ctx context.Context) {
 			kept = append(kept, pp)
 			continue
 		}
+		c.placed(pp.move, d.Node)
 		logger.V(4).Info("Simulated pod placed", "pod", pp.key, "node", d.Node, "feasible", d.Feasible)
 	}
 	c.pending = kept

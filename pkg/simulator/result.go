@@ -14,6 +14,9 @@ type Result struct {
 	Cycles []Cycle `json:"cycles"`
 	// Evictions are every cycle's evictions, in order.
 	Evictions []explain.Eviction `json:"evictions"`
+	// Moves are the simulated evictions in order, each with the node its
+	// replacement was placed on (empty when nothing was evicted).
+	Moves []Move `json:"moves"`
 	// End is the cluster one interval after the last cycle, when the usage
 	// window shows that cycle's evictions.
 	End State `json:"end"`

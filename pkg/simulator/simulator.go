@@ -57,6 +57,7 @@ func Run(ctx context.Context, objs snapshot.Objects, start time.Time, cfg Config
 	if err := s.end(ctx, start.Add(time.Duration(cfg.Cycles)*cfg.Interval)); err != nil {
 		return nil, err
 	}
+	s.res.Moves = append([]Move{}, s.cluster.moves...)
 	s.res.Summary = summarize(s.res, s.evicted, &cfg)
 	return s.res, nil
 }
@@ -121,7 +122,7 @@ func (s *simulation) cycle(ctx context.Context, k int, t time.Time) error {
 	}
 	s.res.Cycles = append(s.res.Cycles, cy)
 	s.res.Evictions = append(s.res.Evictions, cy.Evictions...)
-	if err := s.cluster.apply(ctx, rep, t); err != nil {
+	if err := s.cluster.apply(ctx, k, rep, t); err != nil {
 		return fmt.Errorf("cycle %d: %w", k, err)
 	}
 	return nil

@@ -36,7 +36,7 @@ const (
 )
 
 // startDaemon writes the policy and starts the binary with kubeconfig, the
-// HTTP server off (two replicas would clash on the default port), -v 2
+// HTTPS server off (two replicas would clash on the default port), -v 2
 // and the extra flags (interval, leader election).
 func (tc *tcase) startDaemon(name, policy, kubeconfig string, extra ...string) *daemon {
 	tc.t.Helper()
@@ -45,7 +45,7 @@ func (tc *tcase) startDaemon(name, policy, kubeconfig string, extra ...string) *
 		tc.t.Fatalf("writing the policy: %v", err)
 	}
 	args := append([]string{"--policy-config-file", policyFile, "--kubeconfig", kubeconfig,
-		"--port", "0", "-v", "2"}, extra...)
+		"--secure-port", "0", "-v", "2"}, extra...)
 	logPath := filepath.Join(suite.cluster.LogDir, fmt.Sprintf("descheduler-%s-%s.log", tc.name, name))
 	p, err := harness.StartProcess("descheduler-"+name, logPath, suite.descheduler, args...)
 	if err != nil {

@@ -54,7 +54,7 @@ func (tc *tcase) deschedule(policy string, extra ...string) *deschedulerRun {
 		tc.t.Fatalf("writing the policy: %v", err)
 	}
 	args := append([]string{"--policy-config-file", policyFile, "--kubeconfig", suite.cluster.Kubeconfig,
-		"--descheduling-interval", "0", "-v", "2"}, extra...)
+		"--descheduling-interval", "0", "--secure-port", "0", "-v", "2"}, extra...)
 	logPath := filepath.Join(suite.cluster.LogDir, fmt.Sprintf("descheduler-%s-%d.log", tc.name, n))
 	started := time.Now()
 	p, err := harness.StartProcess("descheduler", logPath, suite.descheduler, args...)

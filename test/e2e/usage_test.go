@@ -37,7 +37,7 @@ type usageRun struct {
 }
 
 // runUsage writes the policy and starts the binary with the admin
-// kubeconfig, the HTTP server off, -v 2 and the extra flags.
+// kubeconfig, the HTTPS server off, -v 2 and the extra flags.
 func (tc *tcase) runUsage(name, policy string, extra ...string) *usageRun {
 	tc.t.Helper()
 	policyFile := filepath.Join(tc.t.TempDir(), "policy.yaml")
@@ -45,7 +45,7 @@ func (tc *tcase) runUsage(name, policy string, extra ...string) *usageRun {
 		tc.t.Fatalf("writing the policy: %v", err)
 	}
 	args := append([]string{"--policy-config-file", policyFile, "--kubeconfig", suite.cluster.Kubeconfig,
-		"--port", "0", "-v", "2"}, extra...)
+		"--secure-port", "0", "-v", "2"}, extra...)
 	logPath := filepath.Join(suite.cluster.LogDir, fmt.Sprintf("descheduler-%s-%s.log", tc.name, name))
 	p, err := harness.StartProcess("descheduler-"+name, logPath, suite.descheduler, args...)
 	if err != nil {

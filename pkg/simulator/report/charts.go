@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"image/color"
-	"math"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -13,18 +12,22 @@ import (
 )
 
 const (
-	// maxAllLines is the largest cluster drawn with one line per node.
-	maxAllLines = 12
+	// maxAllLines is the largest cluster drawn with one line per node: as
+	// many as the palette has colors.
+	maxAllLines = 8
 	// maxHighlighted is how many nodes a larger cluster's chart draws
 	// individually beside the band.
 	maxHighlighted = 8
-	percentLabel   = "% of allocatable cpu"
 )
 
-// chart is one plot and its legend, drawn in a strip right of the plot.
+// chart is one plot and its legend, drawn in a strip right of the plot;
+// labels, when set, name lines at their ends inside the plot.
 type chart struct {
 	p      *plot.Plot
 	legend plot.Legend
+	labels *endLabels
+	// top is the highest value drawn; the y axis ends above it.
+	top float64
 }
 
 // input is what the charts are drawn from.
@@ -32,100 +35,156 @@ type input struct {
 	res    *simulator.Result
 	pts    []point
 	hasEnd bool
+	// received counts, per node, the evicted pods whose replacements it
+	// runs (Result.Moves).
+	received map[string]int
 }
 
 func newInput(res *simulator.Result) input {
 	pts := timeline(res)
-	return input{res: res, pts: pts, hasEnd: len(pts) > len(res.Cycles)}
+	received := map[string]int{}
+	for _, m := range res.Moves {
+		if m.To != "" {
+			received[m.To]++
+		}
+	}
+	return input{res: res, pts: pts, hasEnd: len(pts) > len(res.Cycles), received: received}
 }
 
-// xLabel names the x axis, which counts cycles.
-func (in input) xLabel() string {
+// xLabel names the x axis, which counts cycles; withEnd adds the end
+// state's slot.
+func (in input) xLabel(withEnd bool) string {
 	s := "cycle"
 	if iv := in.res.Summary.Interval; iv != "" {
 		s += " (every " + iv + ")"
 	}
-	if in.hasEnd {
+	if withEnd && in.hasEnd {
 		s += "; end: one interval after the last cycle"
 	}
 	return s
 }
 
-// charts builds the three charts of the report, top to bottom.
+// starts returns the cycle starts of pts (without the end state).
+func (in input) starts() []point { return in.pts[:len(in.res.Cycles)] }
+
+// charts builds the report's charts, top to bottom: cpu and memory usage
+// per node, the highest node usage, the spread over nodes and the
+// evictions. Every chart reserves the same room for line-end labels, so
+// their data areas stay aligned.
 func charts(in input) ([]chart, error) {
-	usage, err := usageChart(in)
-	if err != nil {
-		return nil, fmt.Errorf("cpu usage chart: %w", err)
+	builders := []struct {
+		name  string
+		build func(input) (chart, error)
+	}{
+		{"cpu usage", func(in input) (chart, error) { return usageChart(in, cpuRes) }},
+		{"memory usage", func(in input) (chart, error) { return usageChart(in, memRes) }},
+		{"highest usage", peakChart},
+		{"spread", stddevChart},
+		{"evictions", evictionChart},
 	}
-	spread, err := spreadChart(in)
-	if err != nil {
-		return nil, fmt.Errorf("spread chart: %w", err)
+	out := make([]chart, 0, len(builders))
+	var room vg.Length
+	for _, b := range builders {
+		c, err := b.build(in)
+		if err != nil {
+			return nil, fmt.Errorf("%s chart: %w", b.name, err)
+		}
+		if c.labels != nil {
+			room = max(room, c.labels.width())
+		}
+		out = append(out, c)
 	}
-	evictions, err := evictionChart(in)
-	if err != nil {
-		return nil, fmt.Errorf("evictions chart: %w", err)
+	for _, c := range out {
+		c.p.Add(padding{w: room})
 	}
-	return []chart{usage, spread, evictions}, nil
+	return out, nil
 }
 
-// usageChart is chart 1: every node's cpu usage over the cycles, or for a
-// large cluster the min–max band, the mean and the most interesting nodes.
-func usageChart(in input) (chart, error) {
-	target, hasTarget := cpuTarget(in.res)
-	ss := nodeSeries(in.pts, target, hasTarget)
+// usageChart shows every node's usage of r over the cycles or, for a
+// large cluster, the min–max band, the mean and the most interesting
+// nodes. Nodes over target are named at their line ends.
+func usageChart(in input, r resource) (chart, error) {
+	target, hasTarget := r.target(in.res)
+	ss := nodeSeries(in.pts, r, target, hasTarget)
 	c := chart{legend: newLegend()}
 	if !anyKnown(ss) {
-		c.p = newPlot(fmt.Sprintf("CPU usage per node: no usage known for any of the %d nodes at any cycle", len(ss)), "", "")
+		c.p = newPlot(fmt.Sprintf("%s usage per node: no usage known for any of the %d nodes at any cycle", r.title(), len(ss)), "", "")
 		c.p.HideAxes()
 		return c, nil
 	}
-	title := "CPU usage per node"
-	c.p = newPlot(title, in.xLabel(), percentLabel)
+	c.p = newPlot(r.title()+" usage per node", in.xLabel(true), "% of allocatable "+string(r))
 	x := xs(in.pts)
+	var labels []endLabel
 	var err error
+	hi := 0.0
 	if len(ss) <= maxAllLines {
-		err = addNodeLines(c.p, &c.legend, x, ss)
+		labels, err = addNodeLines(c.p, &c.legend, x, ss, in.received, false)
 	} else {
 		shown := interesting(ss, maxHighlighted)
-		c.p.Title.Text = fmt.Sprintf("CPU usage: %d nodes (band: min–max, line: mean; %d nodes shown, over target or highest first)",
-			len(ss), len(shown))
+		c.p.Title.Text = fmt.Sprintf("%s usage: %d nodes (band: min–max, line: mean; %d nodes shown, over target or highest first)",
+			r.title(), len(ss), len(shown))
 		err = addBand(c.p, &c.legend, x, ss)
 		if err == nil {
-			err = addNodeLines(c.p, &c.legend, x, shown)
+			labels, err = addNodeLines(c.p, &c.legend, x, shown, in.received, true)
 		}
 	}
 	if err == nil && hasTarget {
-		err = addTarget(c.p, &c.legend, in.pts, target)
+		err = addTarget(c.p, &c.legend, in.pts, string(r), target)
+		hi = target
 	}
 	if err != nil {
 		return chart{}, err
 	}
+	for _, s := range ss {
+		if s.known > 0 {
+			hi = max(hi, s.max)
+		}
+	}
+	if len(labels) > 0 {
+		c.labels = newEndLabels(labels)
+		c.p.Add(c.labels)
+	}
 	setCycleAxis(c.p, in.pts, in.hasEnd)
-	c.p.Y.Min, c.p.Y.Max = 0, math.Max(100, c.p.Y.Max)
+	setPercentAxis(c.p, hi, 100)
+	c.top = hi
 	return c, nil
 }
 
 // addNodeLines draws one line per node that has known usage, with a
-// distinct color and point shape; nodes never known get a legend entry
-// saying so.
-func addNodeLines(p *plot.Plot, leg *plot.Legend, x []float64, ss []series) error {
-	colors, shapes := palette(), glyphs()
+// distinct color, dash pattern and point shape; nodes never known get a
+// legend entry saying so. The legend marks nodes over target and nodes
+// that received evicted pods' replacements (received). It returns the end
+// labels: for every line with labelAll, else for those marked nodes.
+func addNodeLines(p *plot.Plot, leg *plot.Legend, x []float64, ss []series, received map[string]int, labelAll bool) ([]endLabel, error) {
+	colors, shapes, dashes := palette(), glyphs(), dashPatterns()
+	var labels []endLabel
 	drawn := 0
 	for _, s := range ss {
 		if s.known == 0 {
 			leg.Add(legendLabel(s.name) + " (usage unknown)")
 			continue
 		}
-		thumbs, err := addLine(p, x, s.cpu, lineStyle{
-			color: colors[drawn%len(colors)], width: vg.Points(1.3), glyph: shapes[drawn%len(shapes)],
+		col := colors[drawn%len(colors)]
+		thumbs, err := addLine(p, x, s.vals, lineStyle{
+			color: col, width: vg.Points(1.4), glyph: shapes[drawn%len(shapes)], dashes: dashes[drawn%len(dashes)],
 		})
 		if err != nil {
-			return fmt.Errorf("node %s: %w", s.name, err)
+			return nil, fmt.Errorf("node %s: %w", s.name, err)
 		}
-		leg.Add(legendLabel(s.name), thumbs...)
+		name := legendLabel(s.name)
+		if s.over {
+			name += " (over target)"
+		}
+		if n := received[s.name]; n > 0 {
+			name += fmt.Sprintf(" (received %d)", n)
+		}
+		leg.Add(name, thumbs...)
+		if lx, ly, ok := lastKnown(x, s.vals); ok && (labelAll || s.over || received[s.name] > 0) {
+			labels = append(labels, endLabel{text: legendLabel(s.name), x: lx, y: ly, color: col})
+		}
 		drawn++
 	}
-	return nil
+	return labels, nil
 }
 
 // addBand draws the min–max band (one polygon per run of points with known
@@ -159,94 +218,4 @@ func addBand(p *plot.Plot, leg *plot.Legend, x []float64, ss []series) error {
 	}
 	leg.Add("mean", thumbs...)
 	return nil
-}
-
-// spreadChart is chart 2: how evenly the cpu is used and requested.
-func spreadChart(in input) (chart, error) {
-	c := chart{p: newPlot("Spread over nodes", in.xLabel(), percentLabel), legend: newLegend()}
-	usage := func(s *simulator.Stats) *simulator.Spread { return s.CPUUsage }
-	requests := func(s *simulator.Stats) *simulator.Spread { return &s.CPURequests }
-	maxOf := func(s simulator.Spread) float64 { return s.Max }
-	stddev := func(s simulator.Spread) float64 { return s.StdDev }
-	colors, shapes := palette(), glyphs()
-	lines := []struct {
-		name string
-		ys   []float64
-		sty  lineStyle
-	}{
-		{"cpu usage max", figure(in.pts, usage, maxOf), lineStyle{color: colors[2], glyph: shapes[1]}},
-		{"cpu usage stddev", figure(in.pts, usage, stddev), lineStyle{color: colors[0], glyph: shapes[0]}},
-		{"cpu requests stddev", figure(in.pts, requests, stddev), lineStyle{color: colors[4], glyph: shapes[2]}},
-	}
-	x := xs(in.pts)
-	for _, l := range lines {
-		l.sty.width = vg.Points(1.5)
-		thumbs, err := addLine(c.p, x, l.ys, l.sty)
-		if err != nil {
-			return chart{}, fmt.Errorf("%s: %w", l.name, err)
-		}
-		c.legend.Add(l.name, thumbs...)
-	}
-	if target, ok := cpuTarget(in.res); ok {
-		if err := addTarget(c.p, &c.legend, in.pts, target); err != nil {
-			return chart{}, err
-		}
-	}
-	setCycleAxis(c.p, in.pts, in.hasEnd)
-	c.p.Y.Min, c.p.Y.Max = 0, math.Max(1, c.p.Y.Max)
-	return c, nil
-}
-
-// evictionChart is chart 3: per cycle, the simulated evictions and, beside
-// them, the ones a PodDisruptionBudget blocked.
-func evictionChart(in input) (chart, error) {
-	c := chart{p: newPlot("Evictions per cycle", in.xLabel(), "evictions"), legend: newLegend()}
-	var done, blocked []plotter.XYer
-	top := 0
-	for _, p := range in.pts {
-		if !p.start {
-			continue
-		}
-		done = appendBar(done, p.x-0.36, p.x-0.02, p.stats.Evictions)
-		blocked = appendBar(blocked, p.x+0.02, p.x+0.36, p.blocked)
-		top = max(top, p.stats.Evictions, p.blocked)
-	}
-	bars := []struct {
-		name  string
-		rings []plotter.XYer
-		color color.Color
-	}{
-		{"evicted (simulated)", done, rgb(0x4e79a7)},
-		{"blocked by PodDisruptionBudget", blocked, rgb(0xe15759)},
-	}
-	for _, b := range bars {
-		poly, err := plotter.NewPolygon(b.rings...)
-		if err != nil {
-			return chart{}, fmt.Errorf("plotting %s bars: %w", b.name, err)
-		}
-		poly.Color = b.color
-		poly.LineStyle.Width = 0
-		if len(b.rings) > 0 {
-			c.p.Add(poly)
-		}
-		c.legend.Add(b.name, poly)
-	}
-	if top == 0 {
-		c.p.Title.Text += ": none"
-	}
-	setCycleAxis(c.p, in.pts, in.hasEnd)
-	c.p.Y.Tick.Marker = countTicks{}
-	step := niceStep(top, maxCountTicks)
-	c.p.Y.Min, c.p.Y.Max = 0, float64(max(1, (top+step-1)/step*step))
-	return c, nil
-}
-
-// appendBar appends the rectangle of a bar from x0 to x1 of height n, if n
-// is positive.
-func appendBar(rings []plotter.XYer, x0, x1 float64, n int) []plotter.XYer {
-	if n <= 0 {
-		return rings
-	}
-	h := float64(n)
-	return append(rings, plotter.XYs{{X: x0, Y: 0}, {X: x1, Y: 0}, {X: x1, Y: h}, {X: x0, Y: h}})
 }

@@ -51,32 +51,69 @@ func timeline(res *simulator.Result) []point {
 	return pts
 }
 
-// series is one node's cpu usage over the points.
+// series is one node's usage of one resource over the points.
 type series struct {
 	name string
-	// cpu is the usage % of allocatable per point; NaN where it is unknown
-	// (usage missing or stale, or the node not considered then).
-	cpu []float64
+	// vals is the usage % of allocatable per point; NaN where it is
+	// unknown (usage missing or stale, or the node not considered then).
+	vals []float64
 	// known counts the points with known usage; max is the highest of them
 	// (NaN when none is known).
 	known int
 	max   float64
-	// over is true when the node was over the cpu target, or classified
-	// overutilized, at some cycle start.
+	// over is true when the node was over the resource's target, or
+	// classified overutilized, at some cycle start.
 	over bool
 }
 
-// cpuTarget returns the cpu target percentage of res, if it has one.
-func cpuTarget(res *simulator.Result) (float64, bool) {
-	t, ok := res.Summary.Target["cpu"]
+// resource is a resource the report charts per node, named as in
+// Summary.Target.
+type resource string
+
+// The charted resources.
+const (
+	cpuRes resource = "cpu"
+	memRes resource = "memory"
+)
+
+// title is how chart titles name r.
+func (r resource) title() string {
+	if r == cpuRes {
+		return "CPU"
+	}
+	return "Memory"
+}
+
+// target returns the resource's target percentage in res, if it has one.
+func (r resource) target(res *simulator.Result) (float64, bool) {
+	t, ok := res.Summary.Target[string(r)]
 	return t, ok
 }
 
+// value returns the node's usage % of r, if known and finite.
+func (r resource) value(n explain.Node) (float64, bool) {
+	if n.Usage == nil {
+		return 0, false
+	}
+	v := n.Usage.Memory
+	if r == cpuRes {
+		v = n.Usage.CPU
+	}
+	if v == nil || math.IsNaN(*v) || math.IsInf(*v, 0) {
+		return 0, false
+	}
+	return *v, true
+}
+
+// cpuTarget returns the cpu target percentage of res, if it has one.
+func cpuTarget(res *simulator.Result) (float64, bool) { return cpuRes.target(res) }
+
 // nodeSeries returns every node that appears at some point, in name order,
-// with its cpu usage per point. A node is over target when, at a cycle
-// start, its cpu usage exceeds target (hasTarget) or its classification is
-// overutilized.
-func nodeSeries(pts []point, target float64, hasTarget bool) []series {
+// with its usage of r per point. A node is over target when, at a cycle
+// start, its usage exceeds target (hasTarget) or, for cpu, its
+// classification is overutilized (the classes' first threshold is cpu's;
+// a memory chart marks only nodes over the memory target).
+func nodeSeries(pts []point, r resource, target float64, hasTarget bool) []series {
 	index := map[string]int{}
 	var out []series
 	for i, p := range pts {
@@ -88,14 +125,14 @@ func nodeSeries(pts []point, target float64, hasTarget bool) []series {
 				out = append(out, newSeries(n.Name, len(pts)))
 			}
 			s := &out[k]
-			if p.start && n.Classification == framework.ClassOverutilized {
+			if p.start && r == cpuRes && n.Classification == framework.ClassOverutilized {
 				s.over = true
 			}
-			v, known := cpuUsage(n)
+			v, known := r.value(n)
 			if !known {
 				continue
 			}
-			s.cpu[i] = v
+			s.vals[i] = v
 			s.known++
 			if s.known == 1 || v > s.max {
 				s.max = v
@@ -110,19 +147,16 @@ func nodeSeries(pts []point, target float64, hasTarget bool) []series {
 }
 
 func newSeries(name string, n int) series {
-	cpu := make([]float64, n)
-	for i := range cpu {
-		cpu[i] = math.NaN()
-	}
-	return series{name: name, cpu: cpu, max: math.NaN()}
+	return series{name: name, vals: nans(n), max: math.NaN()}
 }
 
-// cpuUsage returns the node's cpu usage %, if known and finite.
-func cpuUsage(n explain.Node) (float64, bool) {
-	if n.Usage == nil || n.Usage.CPU == nil || math.IsNaN(*n.Usage.CPU) || math.IsInf(*n.Usage.CPU, 0) {
-		return 0, false
+// nans returns n NaNs.
+func nans(n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = math.NaN()
 	}
-	return *n.Usage.CPU, true
+	return out
 }
 
 // anyKnown reports whether some node has known usage at some point.
@@ -155,28 +189,31 @@ func interesting(ss []series, limit int) []series {
 	return cand[:min(limit, len(cand))]
 }
 
-// band is the min, mean and max cpu usage over the nodes with known usage
-// per point; NaN at points where no node's usage is known.
+// band is the min, mean, max and population stddev of the usage over the
+// nodes with known usage per point; NaN at points where no node's usage is
+// known.
 type band struct {
-	lo, mean, hi []float64
+	lo, mean, hi, sd []float64
 }
 
 // usageBand computes the band over ss, which all have one value per point.
 func usageBand(ss []series, points int) band {
-	b := band{lo: make([]float64, points), mean: make([]float64, points), hi: make([]float64, points)}
+	b := band{lo: make([]float64, points), mean: make([]float64, points), hi: make([]float64, points),
+		sd: make([]float64, points)}
 	vals := make([]float64, 0, len(ss))
 	for i := range points {
 		vals = vals[:0]
 		for _, s := range ss {
-			if !math.IsNaN(s.cpu[i]) {
-				vals = append(vals, s.cpu[i])
+			if !math.IsNaN(s.vals[i]) {
+				vals = append(vals, s.vals[i])
 			}
 		}
 		if len(vals) == 0 {
-			b.lo[i], b.mean[i], b.hi[i] = math.NaN(), math.NaN(), math.NaN()
+			b.lo[i], b.mean[i], b.hi[i], b.sd[i] = math.NaN(), math.NaN(), math.NaN(), math.NaN()
 			continue
 		}
 		b.lo[i], b.mean[i], b.hi[i] = floats.Min(vals), stat.Mean(vals, nil), floats.Max(vals)
+		b.sd[i] = stat.PopStdDev(vals, nil)
 	}
 	return b
 }

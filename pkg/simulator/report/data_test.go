@@ -44,9 +44,9 @@ func TestNodeSeries(t *testing.T) {
 			// hot-1 is 90% > 80% at cycle 1, and classified overutilized.
 			name: "target 80", target: 80, hasTarget: true,
 			want: map[string]series{
-				"cold-3": {cpu: []float64{20, nan, 35, 40, 45}, known: 4, max: 45},
-				"hot-1":  {cpu: []float64{90, 80, 70, 65, 60}, known: 5, max: 90, over: true},
-				"warm-2": {cpu: []float64{50, 55, 58, 60, 62}, known: 5, max: 62},
+				"cold-3": {vals: []float64{20, nan, 35, 40, 45}, known: 4, max: 45},
+				"hot-1":  {vals: []float64{90, 80, 70, 65, 60}, known: 5, max: 90, over: true},
+				"warm-2": {vals: []float64{50, 55, 58, 60, 62}, known: 5, max: 62},
 			},
 		},
 		{
@@ -71,7 +71,7 @@ func TestNodeSeries(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			ss := nodeSeries(timeline(smallResult()), tc.target, tc.hasTarget)
+			ss := nodeSeries(timeline(smallResult()), cpuRes, tc.target, tc.hasTarget)
 			var names []string
 			for _, s := range ss {
 				names = append(names, s.name)
@@ -79,8 +79,8 @@ func TestNodeSeries(t *testing.T) {
 				if s.known != w.known || s.max != w.max || s.over != w.over {
 					t.Errorf("%s: known %d max %v over %v; want %d, %v, %v", s.name, s.known, s.max, s.over, w.known, w.max, w.over)
 				}
-				if w.cpu != nil && !slices.EqualFunc(s.cpu, w.cpu, sameFloat) {
-					t.Errorf("%s: cpu %v, want %v", s.name, s.cpu, w.cpu)
+				if w.vals != nil && !slices.EqualFunc(s.vals, w.vals, sameFloat) {
+					t.Errorf("%s: cpu %v, want %v", s.name, s.vals, w.vals)
 				}
 			}
 			if want := []string{"cold-3", "hot-1", "warm-2"}; !slices.Equal(names, want) {
@@ -98,7 +98,7 @@ func TestInterestingWithoutTarget(t *testing.T) {
 	res := smallResult()
 	res.Cycles[0].Nodes[1].Classification = "appropriate"
 	var got []string
-	for _, s := range interesting(nodeSeries(timeline(res), 0, false), 2) {
+	for _, s := range interesting(nodeSeries(timeline(res), cpuRes, 0, false), 2) {
 		got = append(got, s.name)
 	}
 	if want := []string{"hot-1", "warm-2"}; !slices.Equal(got, want) {
@@ -108,7 +108,7 @@ func TestInterestingWithoutTarget(t *testing.T) {
 
 func TestUsageBand(t *testing.T) {
 	res := smallResult()
-	ss := nodeSeries(timeline(res), 80, true)
+	ss := nodeSeries(timeline(res), cpuRes, 80, true)
 	b := usageBand(ss, 5)
 	// Cycle 2 knows only hot-1 (80) and warm-2 (55): mean 67.5. Cycle 1:
 	// mean (90+50+20)/3 = 53.33.
@@ -126,7 +126,7 @@ func TestUsageBand(t *testing.T) {
 	for j := range res.Cycles[1].Nodes {
 		res.Cycles[1].Nodes[j].Usage = nil
 	}
-	b = usageBand(nodeSeries(timeline(res), 80, true), 5)
+	b = usageBand(nodeSeries(timeline(res), cpuRes, 80, true), 5)
 	if !math.IsNaN(b.lo[1]) || !math.IsNaN(b.mean[1]) || !math.IsNaN(b.hi[1]) {
 		t.Errorf("point without known usage: band %v/%v/%v, want NaN", b.lo[1], b.mean[1], b.hi[1])
 	}

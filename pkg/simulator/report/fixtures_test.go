@@ -97,6 +97,13 @@ func smallResult() *simulator.Result {
 		CPUUsage:                    simulator.Change{Start: usageSpread[0], End: usageSpread[4]},
 		CPURequests:                 simulator.Change{Start: reqSpread[0], End: reqSpread[4]},
 		CyclesUntilNoNodeOverTarget: &one, PodsLeftPending: 1}
+	// Cycle 1's two evictions went to warm-2 and cold-3; cycle 3's is
+	// still pending.
+	res.Moves = []simulator.Move{
+		{Cycle: 1, Pod: "shop/web-a", Replacement: "shop/web-x1", From: "hot-1", To: "warm-2", ReliefMilliCPU: 1100},
+		{Cycle: 1, Pod: "shop/web-b", Replacement: "shop/web-x2", From: "hot-1", To: "cold-3", ReliefMilliCPU: 1050},
+		{Cycle: 3, Pod: "shop/web-c", Replacement: "shop/web-x3", From: "hot-1", ReliefMilliCPU: 900},
+	}
 	res.Warnings = []string{`node "cold-3" has no usage samples at cycle 2`}
 	return res
 }

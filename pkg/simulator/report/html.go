@@ -22,7 +22,17 @@ type page struct {
 	// Charts are inline SVG documents rendered by vgsvg, which escapes
 	// every text it draws.
 	Charts []template.HTML
+	// Moves are the first maxMoveRows moves; MoreMoves counts the rest.
+	Moves     []moveRow
+	MoreMoves int
 }
+
+// moveRow is one row of the table of moves.
+type moveRow struct{ Cycle, Pod, From, To, Relief string }
+
+// maxMoveRows caps the table of moves, so that a large simulation's page
+// stays readable.
+const maxMoveRows = 200
 
 // fact is one row of the summary table.
 type fact struct{ Name, Value string }
@@ -38,7 +48,8 @@ table{border-collapse:collapse;margin:.5em 1.5em .5em 0;display:inline-table;ver
 th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 th{background:#f2f2f2}
-figure{margin:1em 0}
+figure.chart{margin:1em 0;padding:0;border:1px solid #b4b4b4;width:fit-content;max-width:100%;line-height:0}
+td.none{color:#777}
 svg{max-width:100%;height:auto}
 `
 
@@ -88,8 +99,25 @@ const pageTemplate = `<!DOCTYPE html>
 {{- end}}
 <h2>Charts</h2>
 {{- range .Charts}}
-<figure>
+<figure class="chart">
 {{.}}</figure>
+{{- end}}
+<h2>Moves</h2>
+{{- if .Moves}}
+<p>Where each evicted pod's replacement went; relief is the cpu usage the eviction took off its node.</p>
+<table class="moves">
+<thead><tr><th scope="col">cycle</th><th scope="col">pod</th><th scope="col">from node</th><th scope="col">to node</th><th scope="col">relief</th></tr></thead>
+<tbody>
+{{- range .Moves}}
+<tr><td class="num">{{.Cycle}}</td><td>{{.Pod}}</td><td>{{.From}}</td>{{if .To}}<td>{{.To}}</td>{{else}}<td class="none">pending</td>{{end}}<td class="num">{{.Relief}}</td></tr>
+{{- end}}
+</tbody>
+</table>
+{{- if .MoreMoves}}
+<p>… and {{.MoreMoves}} more moves (the Result's JSON lists them all).</p>
+{{- end}}
+{{- else}}
+<p>No pod was evicted.</p>
 {{- end}}
 </body>
 </html>
@@ -119,14 +147,31 @@ func writeHTML(w *bytes.Buffer, in input, cs []chart) error {
 func newPage(res *simulator.Result) page {
 	s := res.Summary
 	return page{
-		Title:    fmt.Sprintf("Descheduler simulation: %d cycles", s.Cycles),
-		Period:   period(res),
-		CSS:      template.CSS(pageCSS + "svg " + fontCSS + "\n"),
-		Facts:    facts(s),
-		Spreads:  spreads(s),
-		Warnings: res.Warnings,
-		Errors:   res.Errors,
+		Title:     fmt.Sprintf("Descheduler simulation: %d cycles", s.Cycles),
+		Period:    period(res),
+		CSS:       template.CSS(pageCSS + "svg " + fontCSS + "\n"),
+		Facts:     facts(s),
+		Spreads:   spreads(s),
+		Warnings:  res.Warnings,
+		Errors:    res.Errors,
+		Moves:     moveRows(res.Moves, maxMoveRows),
+		MoreMoves: max(0, len(res.Moves)-maxMoveRows),
 	}
+}
+
+// moveRows formats the first limit moves. A pod without a controller has
+// no replacement, so it goes nowhere.
+func moveRows(moves []simulator.Move, limit int) []moveRow {
+	out := make([]moveRow, 0, min(limit, len(moves)))
+	for _, m := range moves[:min(limit, len(moves))] {
+		to := m.To
+		if m.Replacement == "" {
+			to = "– (not re-created)"
+		}
+		out = append(out, moveRow{Cycle: strconv.Itoa(m.Cycle), Pod: m.Pod, From: m.From, To: to,
+			Relief: strconv.FormatInt(m.ReliefMilliCPU, 10) + "m cpu"})
+	}
+	return out
 }
 
 // period tells when the simulation ran, in UTC.
@@ -145,7 +190,8 @@ func facts(s simulator.Summary) []fact {
 		{"Interval", orDash(s.Interval)},
 		{"Seed", strconv.FormatUint(s.Seed, 10)},
 		{"Usage noise", noise(s.Noise)},
-		{"CPU target", target(s)},
+		{"CPU target", target(s, cpuRes)},
+		{"Memory target", target(s, memRes)},
 		{"Evictions", fmt.Sprintf("%d simulated, %d blocked by a PodDisruptionBudget", s.TotalEvictions, s.BlockedEvictions)},
 		{"Repeated evictions within the cooldown (" + orDash(rep.Cooldown) + ")", strconv.Itoa(rep.WithinCooldown)},
 		{"Repeated evictions within 1h", strconv.Itoa(rep.WithinHour)},
@@ -169,14 +215,15 @@ func noise(n float64) string {
 	return "±" + percent(n*100)
 }
 
-func target(s simulator.Summary) string {
-	if t, ok := s.Target["cpu"]; ok {
+// target formats the target of r, or says why there is none.
+func target(s simulator.Summary, r resource) string {
+	if t, ok := s.Target[string(r)]; ok {
 		return percent(t)
 	}
 	if len(s.Target) == 0 {
 		return "none (no LowNodeUtilization plugin)"
 	}
-	return "none for cpu"
+	return "none for " + string(r)
 }
 
 func untilBalanced(s simulator.Summary) string {

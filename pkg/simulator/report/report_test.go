@@ -79,7 +79,7 @@ func TestWriteHTML(t *testing.T) {
 	for _, want := range []string{
 		"<!DOCTYPE html>", "<title>Descheduler simulation: 4 cycles</title>",
 		"From 2026-01-01T12:00:00Z (first cycle) to 2026-01-01T12:20:00Z (end state).",
-		"<td>5m</td>", "<td>42</td>", "<td>±10%</td>", "<td>80%</td>",
+		"<td>5m</td>", "<td>42</td>", "<td>±10%</td>", "CPU target</th><td>80%</td>", "Memory target</th><td>80%</td>",
 		"3 simulated, 1 blocked by a PodDisruptionBudget",
 		"Repeated evictions within the cooldown (30m)</th><td>1</td>",
 		"Repeated evictions within 1h</th><td>2</td>",
@@ -95,8 +95,16 @@ func TestWriteHTML(t *testing.T) {
 			t.Errorf("HTML lacks %q", want)
 		}
 	}
-	if n := strings.Count(doc, "<svg"); n != 3 {
-		t.Errorf("HTML has %d <svg elements, want 3", n)
+	if n := strings.Count(doc, "<svg"); n != 5 {
+		t.Errorf("HTML has %d <svg elements, want 5", n)
+	}
+	// The moves table, after the charts.
+	for _, want := range []string{"<h2>Moves</h2>",
+		`<tr><td class="num">1</td><td>shop/web-a</td><td>hot-1</td><td>warm-2</td><td class="num">1100m cpu</td></tr>`,
+		`<td>shop/web-c</td><td>hot-1</td><td class="none">pending</td>`} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("HTML lacks %q", want)
+		}
 	}
 	// Self-contained: the SVG namespaces are names, nothing else refers to
 	// another resource.
@@ -175,28 +183,28 @@ func TestLargeClusterHighlightsAtMostEight(t *testing.T) {
 	want := []string{"node-05", "node-17", "node-33", "node-39", "node-38", "node-37", "node-36", "node-35"}
 	target, _ := cpuTarget(res)
 	var got []string
-	for _, s := range interesting(nodeSeries(timeline(res), target, true), maxHighlighted) {
+	for _, s := range interesting(nodeSeries(timeline(res), cpuRes, target, true), maxHighlighted) {
 		got = append(got, s.name)
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("interesting nodes = %v, want %v", got, want)
 	}
 
-	doc := render(t, res, SVG)
-	checkSVG(t, doc)
+	checkSVG(t, render(t, res, SVG))
+	doc := cpuChart(t, render(t, res, HTML))
 	named := map[string]bool{}
 	for _, m := range regexp.MustCompile(`node-\d\d`).FindAllString(doc, -1) {
 		named[m] = true
 	}
 	if len(named) != len(want) {
-		t.Errorf("SVG names %d nodes, want the %d highlighted ones", len(named), len(want))
+		t.Errorf("cpu chart names %d nodes, want the %d highlighted ones", len(named), len(want))
 	}
 	for _, n := range want {
 		if !named[n] {
 			t.Errorf("SVG lacks highlighted node %s", n)
 		}
 	}
-	for _, s := range []string{"min–max of 40 nodes", "mean", "40 nodes (band: min–max, line: mean; 8 nodes shown"} {
+	for _, s := range []string{"min–max of 40 nodes", "mean", "CPU usage: 40 nodes (band: min–max, line: mean; 8 nodes shown"} {
 		if !strings.Contains(doc, s) {
 			t.Errorf("SVG lacks %q", s)
 		}
@@ -204,14 +212,33 @@ func TestLargeClusterHighlightsAtMostEight(t *testing.T) {
 }
 
 func TestSmallClusterDrawsEveryNode(t *testing.T) {
-	// 12 nodes is still one line each; none of them are over target.
-	doc := render(t, largeResult(12, 3), SVG)
+	// 8 nodes is still one line each; node-03 is over target at cycle 1,
+	// so it is named in the legend and once more at its line's end.
+	doc := cpuChart(t, render(t, largeResult(8, 3, 3), HTML))
 	if strings.Contains(doc, "min–max") {
-		t.Error("12 nodes drawn as a band, want one line per node")
+		t.Error("8 nodes drawn as a band, want one line per node")
 	}
-	if n := len(regexp.MustCompile(`>node-\d\d<`).FindAllString(doc, -1)); n != 12 {
-		t.Errorf("legend names %d nodes, want 12", n)
+	if n := len(regexp.MustCompile(`>node-\d\d( \(over target\))?<`).FindAllString(doc, -1)); n != 9 {
+		t.Errorf("cpu chart names nodes %d times, want 8 legend entries and 1 end label", n)
 	}
+	if !strings.Contains(doc, ">node-03 (over target)<") {
+		t.Error("legend does not mark node-03 over target")
+	}
+	// 9 nodes are a band.
+	if doc := cpuChart(t, render(t, largeResult(9, 3), HTML)); !strings.Contains(doc, "min–max of 9 nodes") {
+		t.Error("9 nodes not drawn as a band")
+	}
+}
+
+// cpuChart returns the first chart's SVG element of an HTML report.
+func cpuChart(t *testing.T, html string) string {
+	t.Helper()
+	i := strings.Index(html, "<svg")
+	j := strings.Index(html[max(i, 0):], "</svg>")
+	if i < 0 || j < 0 {
+		t.Fatal("HTML report has no chart")
+	}
+	return html[i : i+j]
 }
 
 func TestDegenerate(t *testing.T) {

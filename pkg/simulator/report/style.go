@@ -74,15 +74,25 @@ func legendLabel(s string) string {
 	return string(r[:maxLegendRunes-1]) + "…"
 }
 
-// palette returns the line colors: Tableau 10 and two more, all distinct.
+// palette returns the line colors: the Okabe–Ito palette, which readers
+// with any common color-vision deficiency tell apart, ordered so that
+// neighbors contrast most (blue, vermillion, bluish green, reddish purple,
+// orange, sky blue, black (#111, so that it differs from the axes),
+// yellow).
 func palette() []color.Color {
-	hex := []uint32{0x4e79a7, 0xf28e2b, 0xe15759, 0x76b7b2, 0x59a14f, 0xedc948,
-		0xb07aa1, 0xff9da7, 0x9c755f, 0x2f4b7c, 0x8cd17d, 0x86bcb6}
+	hex := []uint32{0x0072b2, 0xd55e00, 0x009e73, 0xcc79a7, 0xe69f00, 0x56b4e9, 0x111111, 0xf0e442}
 	out := make([]color.Color, len(hex))
 	for i, h := range hex {
 		out[i] = rgb(h)
 	}
 	return out
+}
+
+// dashPatterns are the line patterns that, with the colors and point
+// shapes, tell lines apart: solid, dashed, dotted, dash-dotted.
+func dashPatterns() [][]vg.Length {
+	return [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(1.5), vg.Points(2.5)},
+		{vg.Points(7), vg.Points(2.5), vg.Points(1.5), vg.Points(2.5)}}
 }
 
 func rgb(h uint32) color.Color {
@@ -147,9 +157,9 @@ func toXYs(run []xy) plotter.XYs {
 	return out
 }
 
-// addTarget draws the cpu target as a dashed horizontal line over the x
-// range of pts and adds it to the legend.
-func addTarget(p *plot.Plot, leg *plot.Legend, pts []point, target float64) error {
+// addTarget draws the target of the resource named name as a dashed
+// horizontal line over the x range of pts and adds it to the legend.
+func addTarget(p *plot.Plot, leg *plot.Legend, pts []point, name string, target float64) error {
 	x := xs(pts)
 	ys := []float64{target, target}
 	thumbs, err := addLine(p, []float64{x[0], x[len(x)-1]}, ys, lineStyle{
@@ -158,7 +168,7 @@ func addTarget(p *plot.Plot, leg *plot.Legend, pts []point, target float64) erro
 	if err != nil {
 		return err
 	}
-	leg.Add("cpu target "+percent(target), thumbs...)
+	leg.Add(name+" target "+percent(target), thumbs...)
 	return nil
 }
 

@@ -58,11 +58,20 @@ func spawn(cmd *exec.Cmd) error {
 
 // StartProcess runs bin with args, appending its output to logPath.
 func StartProcess(name, logPath, bin string, args ...string) (*Process, error) {
+	return StartProcessEnv(name, logPath, nil, bin, args...)
+}
+
+// StartProcessEnv is StartProcess with extra environment variables
+// (KEY=value) on top of the test's own.
+func StartProcessEnv(name, logPath string, env []string, bin string, args ...string) (*Process, error) {
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("opening the log of %s: %w", name, err)
 	}
 	cmd := exec.Command(bin, args...)
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := spawn(cmd); err != nil {

@@ -198,7 +198,7 @@ func TestRunUnreachableAPIServer(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()
 			_, err := run(t, append([]string{"--policy-config-file", policy, "--kubeconfig", kubeconfig,
-				"--descheduling-interval", "0", "--port", "0"}, tc.flags...)...)
+				"--descheduling-interval", "0", "--secure-port", "0"}, tc.flags...)...)
 			if elapsed := time.Since(start); elapsed > 5*time.Second {
 				t.Errorf("run took %s, want about its bound", elapsed)
 			}

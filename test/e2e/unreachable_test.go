@@ -66,7 +66,7 @@ current-context: dead
 `, c.addr))
 			writeFile(t, policy, unreachablePolicy)
 			args := append([]string{"--policy-config-file", policy, "--kubeconfig", kubeconfig,
-				"--descheduling-interval", "0", "--port", "0", "-v", "2"}, c.flags...)
+				"--descheduling-interval", "0", "--secure-port", "0", "-v", "2"}, c.flags...)
 			logPath := filepath.Join(suite.cluster.LogDir, fmt.Sprintf("descheduler-unreachable-%d.log", i))
 			started := time.Now()
 			p, err := harness.StartProcess("descheduler-unreachable", logPath, suite.descheduler, args...)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -36,9 +37,21 @@ func (e *ValidationError) Error() string {
 	fmt.Fprintf(&b, "invalid policy (%d problem%s):", len(e.Errs), plural)
 	for _, err := range e.Errs {
 		b.WriteString("\n")
-		b.WriteString(err.Error())
+		b.WriteString(errorLine(err))
 	}
 	return b.String()
+}
+
+// errorLine renders one problem. A value of the wrong type reads
+// "path: must be a number, got string \"20%\""; an unknown field
+// "path: unknown field \"x\", did you mean \"y\"?"; the rest as
+// field.Error renders them.
+func errorLine(err *field.Error) string {
+	if err.Type == field.ErrorTypeTypeInvalid || (err.Type == field.ErrorTypeForbidden &&
+		strings.HasPrefix(err.Detail, "unknown field ")) {
+		return err.Field + ": " + err.Detail
+	}
+	return err.Error()
 }
 
 // LoadFile reads the policy file at path and loads it like Load. Every error
@@ -66,9 +79,14 @@ func LoadFile(path string, reg *framework.Registry) (*DeschedulerPolicy, error) 
 // args, is an error naming the field; field names are case-sensitive.
 //
 // Problems found in the content are all reported together in a
-// *ValidationError; input that cannot be parsed at all (bad YAML/JSON
-// syntax, a value of the wrong type) is returned as a plain wrapped error.
-// The returned policy always has apiVersion descheduler/v1alpha2.
+// *ValidationError: unknown fields (with the closest valid name), values
+// of the wrong type (with the full path and the expected type in words;
+// the part holding them is not decoded further), and every rule of
+// Validate. Input that cannot be parsed at all (bad YAML/JSON syntax) is
+// returned as a plain wrapped error. Plugin sets are read under upstream's
+// keys (presort, sort, deschedule, balance, filter, preevictionfilter);
+// preEvictionFilter is moved to preevictionfilter. The returned policy
+// always has apiVersion descheduler/v1alpha2.
 func Load(data []byte, reg *framework.Registry) (*DeschedulerPolicy, error) {
 	if reg == nil {
 		return nil, errors.New("loading policy: nil plugin registry")
@@ -95,6 +113,9 @@ func Load(data []byte, reg *framework.Registry) (*DeschedulerPolicy, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if p == nil {
+		return nil, &ValidationError{Errs: errs}
 	}
 	p.APIVersion, p.Kind = V1alpha2, PolicyKind
 	setDefaults(p, reg)
@@ -149,14 +170,46 @@ func detectVersion(doc []byte) (string, field.ErrorList, error) {
 	return version, errs, nil
 }
 
-// decodeV1alpha2 strictly decodes the v1alpha2 form.
+// decodeV1alpha2 strictly decodes the v1alpha2 form and moves each
+// profile's plugins.preEvictionFilter to plugins.preevictionfilter.
 func decodeV1alpha2(doc []byte) (*DeschedulerPolicy, field.ErrorList, error) {
 	p := &DeschedulerPolicy{}
 	errs, err := decodeStrict(doc, p)
-	if err != nil {
-		return nil, nil, err
+	if err != nil || typeInvalid(errs) {
+		return nil, errs, err
+	}
+	for i := range p.Profiles {
+		errs = append(errs, mergeCamelPreEvictionFilter(&p.Profiles[i].Plugins,
+			field.NewPath("profiles").Index(i).Child("plugins"))...)
 	}
 	return p, errs, nil
+}
+
+// mergeCamelPreEvictionFilter moves the camel-case preEvictionFilter set to
+// preevictionfilter; both spellings in one profile are an error.
+func mergeCamelPreEvictionFilter(pl *Plugins, path *field.Path) field.ErrorList {
+	camel := pl.PreEvictionFilterCamel
+	if camel == nil {
+		return nil
+	}
+	pl.PreEvictionFilterCamel = nil
+	if len(pl.PreEvictionFilter.Enabled) > 0 || len(pl.PreEvictionFilter.Disabled) > 0 {
+		return field.ErrorList{field.Forbidden(path.Child("preEvictionFilter"),
+			"may not be set together with preevictionfilter (the same extension point; use one spelling)")}
+	}
+	pl.PreEvictionFilter = *camel
+	return nil
+}
+
+// typeInvalid reports whether errs hold a value of the wrong type, after
+// which the document is not decoded further.
+func typeInvalid(errs field.ErrorList) bool {
+	for _, e := range errs {
+		if e.Type == field.ErrorTypeTypeInvalid {
+			return true
+		}
+	}
+	return false
 }
 
 // decodeV1alpha1 strictly decodes the legacy form and converts it. origins
@@ -164,39 +217,53 @@ func decodeV1alpha2(doc []byte) (*DeschedulerPolicy, field.ErrorList, error) {
 func decodeV1alpha1(doc []byte, reg *framework.Registry) (*DeschedulerPolicy, []string, field.ErrorList, error) {
 	legacy := &V1alpha1Policy{}
 	errs, err := decodeStrict(doc, legacy)
-	if err != nil {
-		return nil, nil, nil, err
+	if err != nil || typeInvalid(errs) {
+		return nil, nil, errs, err
 	}
 	p, origins, convErrs := convertV1alpha1(legacy, reg)
 	return p, origins, append(errs, convErrs...), nil
 }
 
-// decodeStrict decodes doc into v. Unknown and duplicate fields become field
-// errors at their own path (decoding goes on); anything else is fatal.
+// decodeStrict decodes doc into v (a pointer to a struct). Values of the
+// wrong type are reported first, each at its full path with the expected
+// type in words (checkValue), and then nothing is decoded. Otherwise
+// unknown fields (with the closest valid name) and duplicate fields become
+// field errors at their own path and decoding goes on; anything else is
+// fatal.
 func decodeStrict(doc []byte, v any) (field.ErrorList, error) {
+	errs := typeErrors(doc, reflect.TypeOf(v).Elem(), nil)
+	if typeInvalid(errs) {
+		return errs, nil
+	}
 	strict, err := kjson.UnmarshalStrict(doc, v)
 	if err != nil {
 		return nil, fmt.Errorf("decoding policy: %w", err)
 	}
-	errs := make(field.ErrorList, 0, len(strict))
 	for _, se := range strict {
-		errs = append(errs, strictFieldError(se))
+		if fe := strictFieldError(se, nil); fe != nil {
+			errs = append(errs, fe)
+		}
 	}
 	return errs, nil
 }
 
-// strictFieldError turns one strict-decoding error ("unknown field \"a.b\"")
-// into a field error at the offending field ("a.b: Forbidden: unknown field").
-func strictFieldError(err error) *field.Error {
+// strictFieldError turns one strict-decoding error about a duplicated
+// field into a field error at that field below base ("a.b: Forbidden:
+// duplicate field"). Unknown fields give nil: checkValue reports them, with a
+// suggestion.
+func strictFieldError(err error, base *field.Path) *field.Error {
 	var fe kjson.FieldError
 	if !errors.As(err, &fe) {
-		return field.Forbidden(nil, err.Error())
+		return field.Forbidden(base, err.Error())
 	}
-	detail := err.Error()
-	if i := strings.IndexByte(detail, '"'); i > 0 {
-		detail = strings.TrimSpace(detail[:i])
+	if strings.HasPrefix(err.Error(), "unknown field") {
+		return nil
 	}
-	return field.Forbidden(field.NewPath(fe.FieldPath()), detail)
+	name := fe.FieldPath()
+	if base != nil {
+		name = base.String() + "." + name
+	}
+	return field.Forbidden(field.NewPath(name), "duplicate field")
 }
 
 // decodeArgs decodes every pluginConfig of a registered plugin into
@@ -222,22 +289,65 @@ func decodeArgs(p *DeschedulerPolicy, reg *framework.Registry) field.ErrorList {
 }
 
 // decodePluginArgs strictly decodes raw into the plugin's args and defaults
-// them. Empty or null args give the plugin's defaults. The args are nil only
-// when raw does not decode at all (e.g. a value of the wrong type).
+// them. Empty or null args give the plugin's defaults. Like upstream's
+// typed args, raw may carry apiVersion (descheduler/v1alpha2) and kind (the
+// plugin name followed by "Args", e.g. DefaultEvictorArgs); they are checked
+// and otherwise ignored. The args are nil when raw does not decode (a
+// value of the wrong type).
 func decodePluginArgs(plugin framework.Plugin, raw json.RawMessage, path *field.Path) (framework.Args, field.ErrorList) {
 	args := plugin.NewArgs()
 	var errs field.ErrorList
 	if trimmed := bytes.TrimSpace(raw); len(trimmed) > 0 && !bytes.Equal(trimmed, []byte("null")) {
+		errs = typeErrors(trimmed, reflect.TypeOf(args).Elem(), path, "apiVersion", "kind")
+		errs = append(errs, argsTypeMeta(plugin.Name, trimmed, path)...)
+		if typeInvalid(errs) {
+			return nil, errs
+		}
 		strict, err := kjson.UnmarshalStrict(trimmed, args)
 		if err != nil {
-			return nil, field.ErrorList{field.Invalid(path, field.OmitValueType{}, err.Error())}
+			return nil, append(errs, field.Invalid(path, field.OmitValueType{}, err.Error()))
 		}
 		for _, se := range strict {
-			errs = append(errs, field.Forbidden(path, se.Error()))
+			if fe := strictFieldError(se, path); fe != nil {
+				errs = append(errs, fe)
+			}
 		}
 	}
 	args.Default()
 	return args, errs
+}
+
+// argsTypeMeta checks the optional apiVersion and kind of typed args.
+func argsTypeMeta(plugin string, raw []byte, path *field.Path) field.ErrorList {
+	var obj map[string]any
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return nil // not a mapping: typeErrors has reported it
+	}
+	want := map[string]string{"apiVersion": V1alpha2, "kind": plugin + "Args"}
+	var errs field.ErrorList
+	for _, k := range []string{"apiVersion", "kind"} {
+		v, set := obj[k]
+		if !set || v == nil {
+			continue
+		}
+		s, ok := v.(string)
+		switch {
+		case !ok:
+			errs = append(errs, mismatch(path.Child(k), "must be a string", jsonNumber(v))...)
+		case s != want[k]:
+			errs = append(errs, field.NotSupported(path.Child(k), s, []string{want[k]}))
+		}
+	}
+	return errs
+}
+
+// jsonNumber turns a float64 from encoding/json into a json.Number for
+// describe.
+func jsonNumber(v any) any {
+	if f, ok := v.(float64); ok {
+		return json.Number(strconv.FormatFloat(f, 'f', -1, 64))
+	}
+	return v
 }
 
 // annotateLegacyOrigins appends to each error below profiles[i] the v1alpha1

@@ -66,11 +66,11 @@ func TestLoadStrictDecoding(t *testing.T) {
 	}{{
 		name:   "unknown top-level field",
 		policy: "profiles: []\nevictLocalStoragePods: true",
-		want:   []string{`evictLocalStoragePods: Forbidden: unknown field`},
+		want:   []string{`evictLocalStoragePods: Forbidden: unknown field "evictLocalStoragePods"`},
 	}, {
 		name:   "field names are case-sensitive",
 		policy: "Profiles: []",
-		want:   []string{`Profiles: Forbidden: unknown field`},
+		want:   []string{`Profiles: Forbidden: unknown field "Profiles", did you mean "profiles"?`},
 	}, {
 		name: "unknown nested fields are all reported",
 		policy: `
@@ -81,8 +81,8 @@ profiles:
 - name: q
   pluginConfigs: []`,
 		want: []string{
-			`profiles[0].plugins.deschedule.enabeld: Forbidden: unknown field`,
-			`profiles[1].pluginConfigs: Forbidden: unknown field`,
+			`profiles[0].plugins.deschedule.enabeld: Forbidden: unknown field "enabeld", did you mean "enabled"?`,
+			`profiles[1].pluginConfigs: Forbidden: unknown field "pluginConfigs", did you mean "pluginConfig"?`,
 		},
 	}, {
 		name:   "duplicate key in JSON input",
@@ -103,8 +103,8 @@ profiles:
   plugins:
     deschedule: {enabled: [PodLifeTime]}`,
 		want: []string{
-			`profiles[0].pluginConfig[0].args: Forbidden: unknown field "maxPodLifetimeSeconds"`,
-			`profiles[0].pluginConfig[1].args: Forbidden: unknown field "namespaces.inclde"`,
+			`profiles[0].pluginConfig[0].args.maxPodLifetimeSeconds: Forbidden: unknown field "maxPodLifetimeSeconds", did you mean "maxPodLifeTimeSeconds"?`,
+			`profiles[0].pluginConfig[1].args.namespaces.inclde: Forbidden: unknown field "inclde", did you mean "include"?`,
 			`profiles[0].pluginConfig[2].args.thresholds[cpu]: Invalid value: 101: must be between 0 and 100`,
 		},
 	}, {
@@ -118,8 +118,8 @@ profiles:
   - name: RemoveDuplicates
     args: [1]`,
 		want: []string{
-			`profiles[0].pluginConfig[0].args: Invalid value: json: cannot unmarshal string into Go struct field fakeStrategyArgs.states of type []string`,
-			`profiles[0].pluginConfig[1].args: Invalid value: json: cannot unmarshal array into Go value of type api.fakeStrategyArgs`,
+			`profiles[0].pluginConfig[0].args.states: Invalid value: must be a list, got string "Running"`,
+			`profiles[0].pluginConfig[1].args: Invalid value: must be a mapping of fields, got a list`,
 		},
 	}}
 	reg := testRegistry(t)
@@ -143,7 +143,6 @@ func TestLoadUndecodableInput(t *testing.T) {
 		{name: "YAML syntax", policy: "profiles: [", want: "decoding policy: "},
 		{name: "duplicate YAML key", policy: "profiles: []\nprofiles: []", want: `key "profiles" already set in map`},
 		{name: "not a mapping", policy: "- a\n- b", want: "must be a mapping of fields"},
-		{name: "wrong type at top level", policy: "maxNoOfPodsToEvictTotal: ten", want: "maxNoOfPodsToEvictTotal"},
 		{name: "apiVersion not a string", policy: "apiVersion: 3", want: "decoding policy: "},
 	}
 	reg := testRegistry(t)

@@ -19,11 +19,11 @@ import (
 //   - metricsProviders: empty means utilization is computed from pod requests.
 //
 // Per profile:
-//   - DefaultEvictor is always enabled at filter and preEvictionFilter: it is
+//   - DefaultEvictor is always enabled at filter and preevictionfilter: it is
 //     appended to those enabled lists when missing. Listing it under
-//     filter.disabled or preEvictionFilter.disabled is a validation error.
+//     filter.disabled or preevictionfilter.disabled is a validation error.
 //   - Every plugin enabled at deschedule, balance, filter or
-//     preEvictionFilter that is registered but has no pluginConfig gets one
+//     preevictionfilter that is registered but has no pluginConfig gets one
 //     ({name} without args), so decoding gives it the plugin's defaults
 //     (NewArgs() then Default()). This includes DefaultEvictor.
 //   - Plugins listed under sort and presort are accepted for compatibility
@@ -69,7 +69,7 @@ func hasPluginConfig(prof *DeschedulerProfile, name string) bool {
 
 // extensionPointSet is one extension point of a profile's plugins.
 type extensionPointSet struct {
-	// field is the JSON name under plugins, e.g. "preEvictionFilter".
+	// field is the JSON name under plugins, e.g. "preevictionfilter".
 	field string
 	// point is the framework extension point.
 	point framework.ExtensionPoint
@@ -88,6 +88,6 @@ func extensionPoints(pl *Plugins) []extensionPointSet {
 		{field: "deschedule", point: framework.Deschedule, set: &pl.Deschedule, effective: true},
 		{field: "balance", point: framework.Balance, set: &pl.Balance, effective: true},
 		{field: "filter", point: framework.Filter, set: &pl.Filter, effective: true},
-		{field: "preEvictionFilter", point: framework.PreEvictionFilter, set: &pl.PreEvictionFilter, effective: true},
+		{field: "preevictionfilter", point: framework.PreEvictionFilter, set: &pl.PreEvictionFilter, effective: true},
 	}
 }

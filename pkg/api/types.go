@@ -60,14 +60,20 @@ type PluginConfig struct {
 	Decoded framework.Args `json:"-"`
 }
 
-// Plugins lists the enabled and disabled plugins per extension point.
+// Plugins lists the enabled and disabled plugins per extension point. The
+// keys are spelled as upstream (all lower case); preEvictionFilter, the
+// spelling this project used first, is accepted too and moved to
+// preevictionfilter by Load.
 type Plugins struct {
 	PreSort           PluginSet `json:"presort,omitempty"`
 	Sort              PluginSet `json:"sort,omitempty"`
 	Deschedule        PluginSet `json:"deschedule,omitempty"`
 	Balance           PluginSet `json:"balance,omitempty"`
 	Filter            PluginSet `json:"filter,omitempty"`
-	PreEvictionFilter PluginSet `json:"preEvictionFilter,omitempty"`
+	PreEvictionFilter PluginSet `json:"preevictionfilter,omitempty"`
+	// PreEvictionFilterCamel is the camel-case spelling of
+	// preevictionfilter; Load moves it there, so it is nil afterwards.
+	PreEvictionFilterCamel *PluginSet `json:"preEvictionFilter,omitempty"`
 }
 
 // PluginSet enables and disables plugins at one extension point.

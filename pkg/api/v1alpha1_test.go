@@ -262,8 +262,8 @@ maxNoOfPodsToEvictTotal: -1`,
 		name:   "unknown params field and v1alpha2 fields are strict errors",
 		policy: "strategies: {PodLifeTime: {enabled: true, params: {podLifetime: {}}}}\nprofiles: []",
 		want: []string{
-			`profiles: Forbidden: unknown field`,
-			`strategies.PodLifeTime.params.podLifetime: Forbidden: unknown field`,
+			`profiles: Forbidden: unknown field "profiles"`,
+			`strategies[PodLifeTime].params.podLifetime: Forbidden: unknown field "podLifetime", did you mean "podLifeTime"?`,
 		},
 	}, {
 		name:   "include and exclude both set is left to the plugin's validation",

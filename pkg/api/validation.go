@@ -168,7 +168,7 @@ func validatePluginConfigs(configs []PluginConfig, reg *framework.Registry, path
 	for j, pc := range configs {
 		p := path.Index(j)
 		if _, ok := reg.Lookup(pc.Name); !ok {
-			errs = append(errs, field.NotSupported(p.Child("name"), pc.Name, reg.Names()))
+			errs = append(errs, unknownPlugin(p.Child("name"), pc.Name, reg))
 		} else if seen[pc.Name] {
 			errs = append(errs, field.Duplicate(p.Child("name"), pc.Name))
 		}
@@ -201,7 +201,7 @@ func validateEnabled(eps extensionPointSet, reg *framework.Registry, path *field
 		plugin, ok := reg.Lookup(name)
 		switch {
 		case !ok:
-			errs = append(errs, field.NotSupported(p, name, reg.Names()))
+			errs = append(errs, unknownPlugin(p, name, reg))
 		case seen[name]:
 			errs = append(errs, field.Duplicate(p, name))
 		case eps.effective && !plugin.Implements(eps.point):
@@ -232,7 +232,7 @@ func validateDisabled(eps extensionPointSet, reg *framework.Registry, path *fiel
 		p := path.Index(k)
 		switch {
 		case !isRegistered(reg, name):
-			errs = append(errs, field.NotSupported(p, name, reg.Names()))
+			errs = append(errs, unknownPlugin(p, name, reg))
 		case name == DefaultEvictorName && evictorPoint:
 			errs = append(errs, field.Forbidden(p, fmt.Sprintf("%s is always enabled at %s", DefaultEvictorName, eps.field)))
 		case slices.Contains(eps.set.Enabled, name):
@@ -246,4 +246,15 @@ func validateDisabled(eps extensionPointSet, reg *framework.Registry, path *fiel
 func isRegistered(reg *framework.Registry, name string) bool {
 	_, ok := reg.Lookup(name)
 	return ok
+}
+
+// unknownPlugin reports a plugin name that is not registered, listing the
+// registered names and, first, the closest one when it is close
+// ("did you mean \"PodLifeTime\"?").
+func unknownPlugin(path *field.Path, name string, reg *framework.Registry) *field.Error {
+	e := field.NotSupported(path, name, reg.Names())
+	if s := Suggest(name, reg.Names()); s != "" {
+		e.Detail = "did you mean " + quote(s) + "? " + e.Detail
+	}
+	return e
 }

@@ -90,7 +90,7 @@ profiles:
     preEvictionFilter: {disabled: [DefaultEvictor]}`,
 		want: []string{
 			`profiles[0].plugins.filter.disabled[0]: Forbidden: DefaultEvictor is always enabled at filter`,
-			`profiles[0].plugins.preEvictionFilter.disabled[0]: Forbidden: DefaultEvictor is always enabled at preEvictionFilter`,
+			`profiles[0].plugins.preevictionfilter.disabled[0]: Forbidden: DefaultEvictor is always enabled at preevictionfilter`,
 		},
 	}, {
 		name: "negative limits and grace period",
@@ -199,7 +199,7 @@ profiles:
     balance: {enabled: [HighNodeUtilization]}
     filter: {disabled: [DefaultEvictor]}`,
 		want: []string{
-			`profiles[0].pluginConfig[0].args: Forbidden: unknown field "bogus"`,
+			`profiles[0].pluginConfig[0].args.bogus: Forbidden: unknown field "bogus"`,
 			`maxNoOfPodsToEvictTotal: Invalid value: -1: must be greater than or equal to 0`,
 			`nodeSelector: Invalid value: "=bad": ` + mustSelectorError(t, "=bad"),
 			`metricsProviders[0].prometheus.url: Required value: required when source is Prometheus`,

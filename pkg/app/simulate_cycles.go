@@ -3,7 +3,6 @@ package app
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -143,16 +142,7 @@ func writeSummary(w io.Writer, s simulator.Summary) {
 
 // topWorkloads lists the n most evicted workloads, most first, then by name.
 func topWorkloads(m map[string]int, n int) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if m[keys[i]] != m[keys[j]] {
-			return m[keys[i]] > m[keys[j]]
-		}
-		return keys[i] < keys[j]
-	})
+	keys := byCount(m)
 	parts := make([]string, 0, n+1)
 	for i, k := range keys {
 		if i == n {

@@ -140,6 +140,16 @@ func evictionSummary(evs []EvictionOut) string {
 
 // countList renders counts as "a 3, b 1", largest first, then by name.
 func countList(m map[string]int) string {
+	keys := byCount(m)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// byCount returns the keys of m, largest count first, then by name.
+func byCount(m map[string]int) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -150,9 +160,5 @@ func countList(m map[string]int) string {
 		}
 		return keys[i] < keys[j]
 	})
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %d", k, m[k])
-	}
-	return strings.Join(parts, ", ")
+	return keys
 }

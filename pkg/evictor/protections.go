@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/usage-descheduler/descheduler/pkg/api"
 )
 
 // PodProtection names one protection rule of the DefaultEvictor (upstream
@@ -271,41 +273,12 @@ func quoted(ps []PodProtection) string {
 	return strings.Join(q, ", ")
 }
 
-// closest returns the candidate nearest to p when it is a likely typo: equal
-// ignoring case, or within edit distance 2 (3 for names over 15 letters).
+// closest returns the candidate nearest to p when it is a likely typo
+// (api.Suggest's rule), or "".
 func closest(p PodProtection, candidates []PodProtection) PodProtection {
-	best, bestD := PodProtection(""), 3
-	if len(p) > 15 {
-		bestD = 4
+	names := make([]string, len(candidates))
+	for i, c := range candidates {
+		names[i] = string(c)
 	}
-	for _, c := range candidates {
-		if strings.EqualFold(string(p), string(c)) {
-			return c
-		}
-		if d := editDistance(strings.ToLower(string(p)), strings.ToLower(string(c))); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b (bytes).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return PodProtection(api.Suggest(string(p), names))
 }

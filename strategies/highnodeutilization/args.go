@@ -1,6 +1,9 @@
 package highnodeutilization
 
 import (
+	"slices"
+
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/usage-descheduler/descheduler/collectors"
@@ -41,6 +44,28 @@ type Args struct {
 	// them (nodeutilization.Compact says how many). Default false: then
 	// nothing happens when every node is underutilized, as upstream.
 	CompactWhenAllUnderutilized bool `json:"compactWhenAllUnderutilized,omitempty"`
+	// EvictionModes narrows which pods may be evicted (upstream's field).
+	// With OnlyThresholdingResources a pod is evicted only when one of its
+	// containers or init containers requests a resource named in
+	// thresholds as written (not the cpu, memory and pods that Default
+	// fills in). Default none: any pod may go.
+	EvictionModes []EvictionMode `json:"evictionModes,omitempty"`
+
+	// namedResources are the thresholds' resource names as written, before
+	// Default fills in the unnamed basic resources.
+	namedResources []v1.ResourceName
+}
+
+// EvictionMode narrows the pods HighNodeUtilization evicts.
+type EvictionMode string
+
+// EvictionModeOnlyThresholdingResources evicts only pods that request at
+// least one resource named in thresholds.
+const EvictionModeOnlyThresholdingResources EvictionMode = "OnlyThresholdingResources"
+
+// EvictionModes returns every supported eviction mode.
+func EvictionModes() []EvictionMode {
+	return []EvictionMode{EvictionModeOnlyThresholdingResources}
 }
 
 var (
@@ -54,6 +79,9 @@ var (
 // classification (Both with a metrics source, else Requests). Other fields
 // default to their zero values.
 func (a *Args) Default() {
+	if a.namedResources == nil {
+		a.namedResources = nu.SortedNames(a.Thresholds)
+	}
 	nu.DefaultThresholds(a.Thresholds, nil, false)
 	a.defaultMetricsUtilization()
 	a.Classification = nu.DefaultClassification(a.Classification, a.MetricsUtilization.Source)
@@ -65,7 +93,8 @@ func (a *Args) Default() {
 // metricsUtilization (under metricsUtilization), classification
 // (Requests, Usage or Both; Requests with source Requests) and
 // MetricResource (only with metricsUtilization.prometheus.query, which
-// must then be used: nodeutilization.ValidateMetricResource).
+// must then be used: nodeutilization.ValidateMetricResource) and
+// evictionModes (supported).
 func (a *Args) Validate(path *field.Path) field.ErrorList {
 	errs := nu.ValidateThresholds(a.Thresholds, path.Child("thresholds"))
 	errs = append(errs, nu.ValidateCommon(a.NumberOfNodes, a.EvictionLimits, a.EvictableNamespaces, path)...)
@@ -75,10 +104,23 @@ func (a *Args) Validate(path *field.Path) field.ErrorList {
 		source = a.MetricsUtilization.Source
 	}
 	errs = append(errs, nu.ValidateClassification(a.Classification, source, path.Child("classification"))...)
+	errs = append(errs, validateEvictionModes(a.EvictionModes, path.Child("evictionModes"))...)
 	return append(errs, nu.ValidateMetricResource(nu.MetricResourceArgs{
 		Maps:    []nu.NamedThresholds{{Field: "thresholds", Thresholds: a.Thresholds}},
 		Metrics: a.MetricsUtilization, Classification: a.Classification,
 	}, path)...)
+}
+
+// validateEvictionModes reports unsupported modes (a repeated mode is
+// accepted, as upstream).
+func validateEvictionModes(modes []EvictionMode, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, m := range modes {
+		if !slices.Contains(EvictionModes(), m) {
+			errs = append(errs, field.NotSupported(path.Index(i), m, EvictionModes()))
+		}
+	}
+	return errs
 }
 
 func (a *Args) defaultMetricsUtilization() {

@@ -26,7 +26,10 @@
 //  6. For each of them, take its evictable pods (not terminal, not in
 //     evictableNamespaces.exclude, passing the evictor's Filter) ordered by
 //     priority ascending (none first), QoS BestEffort < Burstable <
-//     Guaranteed, then name. A pod is evicted when it tolerates the
+//     Guaranteed, then name. With evictionModes [OnlyThresholdingResources]
+//     a pod none of whose containers or init containers sets a request for
+//     a resource named in thresholds (as written, before the defaults) is
+//     skipped, as upstream. A pod is evicted when it tolerates the
 //     NoSchedule/NoExecute taints of at least one destination, passes
 //     PreEvictionFilter (nodeFit) and fits the eviction limits. Its
 //     requests are subtracted from the node and from the headroom.

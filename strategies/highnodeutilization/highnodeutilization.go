@@ -3,6 +3,7 @@ package highnodeutilization
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
@@ -93,6 +94,7 @@ func (h *HighNodeUtilization) Plan(ctx context.Context, snap *snapshot.Snapshot,
 		Ledger:       h.ledger(logger, views, cls),
 		Namespaces:   h.args.EvictableNamespaces,
 		NodeLimit:    h.nodeLimit(),
+		Skip:         h.skip(),
 		Usage:        views.Usage,
 	}, ev), nil
 }
@@ -135,6 +137,38 @@ func (h *HighNodeUtilization) ledger(logger klog.Logger, views nu.Views, cls nu.
 		"memoryBytes", use.Headroom.Memory)
 	return nu.NewViewLedger(nu.ViewLedgerConfig{Mode: views.Mode, Req: req, Use: use, Usage: views.Usage,
 		Measures: views.Measures, Destinations: cls.Over, Sources: cls.Under, Removed: views.Removed})
+}
+
+// skip returns the evictionModes filter: with OnlyThresholdingResources, a
+// pod none of whose containers (init containers included) requests a
+// resource named in thresholds is skipped. Nil without modes.
+func (h *HighNodeUtilization) skip() func(*v1.Pod) string {
+	if !slices.Contains(h.args.EvictionModes, EvictionModeOnlyThresholdingResources) {
+		return nil
+	}
+	names := h.args.namedResources
+	return func(pod *v1.Pod) string {
+		if requestsAny(pod, names) {
+			return ""
+		}
+		return "requests none of the threshold resources (evictionModes OnlyThresholdingResources)"
+	}
+}
+
+// requestsAny reports whether a container or init container of the pod
+// sets a request for one of names (any quantity, zero included, as
+// upstream).
+func requestsAny(pod *v1.Pod, names []v1.ResourceName) bool {
+	for _, list := range [][]v1.Container{pod.Spec.Containers, pod.Spec.InitContainers} {
+		for i := range list {
+			for _, n := range names {
+				if _, ok := list[i].Resources.Requests[n]; ok {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 func (h *HighNodeUtilization) nodeLimit() *int {

@@ -264,3 +264,65 @@ func TestClassify(t *testing.T) {
 		t.Errorf("Classify = %v, want %v", got, want)
 	}
 }
+
+// TestEvictionModes: thresholds name cpu only; memory and pods are filled
+// in with 100 by Default but do not count as "thresholding resources".
+// n1 holds a pod requesting cpu and one requesting only memory, n2 a pod
+// whose cpu request is on its init container and a pod with no requests;
+// n3 (2 x 1000m = 50%) is the destination with 2000m of headroom.
+func TestEvictionModes(t *testing.T) {
+	only := baseArgs()
+	only.EvictionModes = []EvictionMode{EvictionModeOnlyThresholdingResources}
+	gpuOnly := &Args{Thresholds: nu.Thresholds{gpu: 50}, EvictionModes: only.EvictionModes}
+	gpuAny := &Args{Thresholds: nu.Thresholds{gpu: 50}}
+	pods := func() []*v1.Pod {
+		return concat([]*v1.Pod{
+			pod("ns", "n1-cpu", "n1", "300m").Obj(),
+			builders.MakePod("ns", "n1-mem").Node("n1").Req("", "100Mi").OwnedBy("ReplicaSet", "rs").Obj(),
+			builders.MakePod("ns", "n2-init").Node("n2").Req("", "100Mi").InitContainerReq("init", "100m", "").
+				OwnedBy("ReplicaSet", "rs").Obj(),
+			builders.MakePod("ns", "n2-none").Node("n2").OwnedBy("ReplicaSet", "rs").Obj(),
+		}, loaded("n3", 2, "1000m"))
+	}
+	gpuNodes := []*v1.Node{builders.MakeNode("n1").Allocatable(gpu, "4").Obj(), builders.MakeNode("n2").Allocatable(gpu, "4").Obj(),
+		builders.MakeNode("n3").Allocatable(gpu, "4").Obj()}
+	check(t, []testCase{{
+		// Without modes every pod may go: n2 first (its init container's
+		// 100m = 2.5% < n1's 300m = 7.5%), the BestEffort pod before the
+		// Burstable one; 400m of the 2000m headroom is used.
+		name: "no modes: every pod", args: baseArgs(), nodes: nodes("n1", "n2", "n3"), pods: pods(),
+		want: []string{"ns/n2-none", "ns/n2-init", "ns/n1-cpu", "ns/n1-mem"},
+	}, {
+		// Only pods with a cpu request (init containers count) may go.
+		name: "OnlyThresholdingResources: cpu requesters only", args: only, nodes: nodes("n1", "n2", "n3"), pods: pods(),
+		want: []string{"ns/n2-init", "ns/n1-cpu"},
+	}, {
+		// Thresholds name only the GPU: n1 and n2 request none (0%), n3
+		// 3 of 4 (75%) is the destination; without modes every pod of n1
+		// and n2 goes, n2 first (its highest used% is cpu 2.5% against
+		// n1's 7.5%).
+		name: "gpu thresholds without modes", args: gpuAny, nodes: gpuNodes,
+		pods: append(pods(), pod("ns", "n3-gpu", "n3", "100m").ReqResource(gpu, "3").Obj()),
+		want: []string{"ns/n2-none", "ns/n2-init", "ns/n1-cpu", "ns/n1-mem"},
+	}, {
+		// Thresholds name only the GPU: no pod requests it, so nothing
+		// moves although every node but n3 is underutilized.
+		name: "OnlyThresholdingResources: nobody requests the gpu", args: gpuOnly, nodes: gpuNodes,
+		pods: append(pods(), pod("ns", "n3-gpu", "n3", "100m").ReqResource(gpu, "3").Obj()),
+		want: nil,
+	}})
+}
+
+func TestEvictionModesValidation(t *testing.T) {
+	a := baseArgs()
+	a.EvictionModes = []EvictionMode{"OnlyThresholdingResources", "Strict", "OnlyThresholdingResources"}
+	a.Default()
+	got := a.Validate(field.NewPath("args"))
+	// The repeated mode is accepted, as upstream; only "Strict" is wrong.
+	want := field.ErrorList{
+		field.NotSupported(field.NewPath("args", "evictionModes").Index(1), EvictionMode("Strict"), EvictionModes()),
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("errors:\n got %v\nwant %v", got, want)
+	}
+}

@@ -43,11 +43,27 @@ func TestValidate(t *testing.T) {
 				Common: podfilter.Common{Namespaces: &api.Namespaces{Include: []string{"a"}},
 					LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}},
 		},
-		{name: "max missing", args: Args{}, want: []string{"FieldValueRequired args.maxPodLifeTimeSeconds"}},
+		{name: "no criterion at all", args: Args{}, want: []string{"FieldValueRequired args.maxPodLifeTimeSeconds"}},
+		{name: "states alone suffice", args: Args{States: []string{"OOMKilled"}}},
+		{name: "conditions alone suffice", args: Args{Conditions: []PodConditionFilter{{Type: "Ready"}}}},
+		{name: "exitCodes alone suffice", args: Args{ExitCodes: []int32{137}}},
+		{name: "ownerKinds alone are no criterion", args: Args{OwnerKinds: &OwnerKinds{Include: []string{"Job"}}},
+			want: []string{"FieldValueRequired args.maxPodLifeTimeSeconds"}},
 		{
-			name: "unsupported and duplicate states",
-			args: Args{MaxPodLifeTimeSeconds: ptr(1), States: []string{"Pending", "Evicted", "Pending"}},
-			want: []string{"FieldValueNotSupported args.states[1]", "FieldValueDuplicate args.states[2]"},
+			// upstream accepts a repeated state; Bogus is not a state.
+			name: "unsupported states, repeats accepted",
+			args: Args{MaxPodLifeTimeSeconds: ptr(1), States: []string{"Pending", "Bogus", "Pending", "Evicted", "NodeLost"}},
+			want: []string{"FieldValueNotSupported args.states[1]"},
+		},
+		{
+			name: "ownerKinds include and exclude together",
+			args: Args{MaxPodLifeTimeSeconds: ptr(1), OwnerKinds: &OwnerKinds{Include: []string{"Job"}, Exclude: []string{"DaemonSet"}}},
+			want: []string{"FieldValueForbidden args.ownerKinds"},
+		},
+		{
+			name: "an empty condition filter",
+			args: Args{Conditions: []PodConditionFilter{{Reason: "Unschedulable"}, {}, {MinTimeSinceLastTransitionSeconds: ptr(0)}}},
+			want: []string{"FieldValueRequired args.conditions[1]"},
 		},
 		{
 			name: "podStatusPhases accept only phases, reported once at their own path",
@@ -64,7 +80,6 @@ func TestValidate(t *testing.T) {
 			want: []string{
 				"FieldValueForbidden args.namespaces",
 				"FieldValueInvalid args.labelSelector.matchLabels",
-				"FieldValueRequired args.maxPodLifeTimeSeconds",
 				"FieldValueNotSupported args.states[0]",
 			},
 		},
@@ -115,7 +130,7 @@ func TestPlugin(t *testing.T) {
 		t.Errorf("New = %v, %v", s, err)
 	}
 	if _, err := p.New(&Args{}, framework.Deps{}); err == nil {
-		t.Error("New accepted args without maxPodLifeTimeSeconds")
+		t.Error("New accepted args without any criterion")
 	}
 	if _, err := p.New(wrongArgs{}, framework.Deps{}); err == nil {
 		t.Error("New accepted args of another type")

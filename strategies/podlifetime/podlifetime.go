@@ -31,11 +31,10 @@ func Plugin() framework.Plugin {
 
 // PodLifeTime is the PodLifeTime strategy.
 type PodLifeTime struct {
-	maxSeconds uint64
+	// maxSeconds is maxPodLifeTimeSeconds; nil means age does not matter.
+	maxSeconds *uint64
 	matcher    podfilter.Matcher
-	// states is the States set (phases and waiting reasons share one
-	// namespace of names); nil means any state.
-	states map[string]struct{}
+	criteria   criteria
 }
 
 var _ framework.Strategy = (*PodLifeTime)(nil)
@@ -46,19 +45,17 @@ func New(args framework.Args, _ framework.Deps) (framework.Strategy, error) {
 	if err != nil {
 		return nil, err
 	}
-	if a.MaxPodLifeTimeSeconds == nil {
-		return nil, fmt.Errorf("%s: maxPodLifeTimeSeconds is required", PluginName)
+	if a.MaxPodLifeTimeSeconds == nil && len(a.States) == 0 && len(a.Conditions) == 0 && len(a.ExitCodes) == 0 {
+		return nil, fmt.Errorf("%s: one of maxPodLifeTimeSeconds, states, conditions and exitCodes is required", PluginName)
 	}
 	m, err := a.Matcher()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", PluginName, err)
 	}
-	s := &PodLifeTime{maxSeconds: uint64(*a.MaxPodLifeTimeSeconds), matcher: m}
-	if len(a.States) > 0 {
-		s.states = make(map[string]struct{}, len(a.States))
-		for _, st := range a.States {
-			s.states[st] = struct{}{}
-		}
+	s := &PodLifeTime{matcher: m, criteria: newCriteria(a)}
+	if a.MaxPodLifeTimeSeconds != nil {
+		max := uint64(*a.MaxPodLifeTimeSeconds)
+		s.maxSeconds = &max
 	}
 	return s, nil
 }
@@ -68,11 +65,11 @@ func (s *PodLifeTime) Name() string { return PluginName }
 
 // aged is a pod over the maximum age, before ordering.
 type aged struct {
-	pod   *v1.Pod
-	node  string
-	age   time.Duration
-	state string // the matched state, "" when States is empty
-	seq   int    // discovery order: node, namespace, name
+	pod  *v1.Pod
+	node string
+	age  time.Duration
+	why  []string // what matched besides age: "state X", "condition T=S", "exit code N"
+	seq  int      // discovery order: node, namespace, name
 }
 
 // Plan proposes every pod older than maxPodLifeTimeSeconds, oldest first.
@@ -87,21 +84,21 @@ func (s *PodLifeTime) Plan(ctx context.Context, snap *snapshot.Snapshot, ev fram
 		}
 		for _, pi := range ni.Pods {
 			pod := pi.Pod
-			if !s.matcher.Match(pod) {
+			if !s.matcher.Match(pod) || !s.criteria.ownerAllowed(pod) {
 				continue
 			}
 			age, known := podfilter.Age(pod, snap.Now)
-			if !known || podfilter.Seconds(age) <= s.maxSeconds {
+			if s.maxSeconds != nil && (!known || podfilter.Seconds(age) <= *s.maxSeconds) {
 				continue
 			}
-			state, ok := s.inState(pod)
+			why, ok := s.criteria.match(pod, snap.Now)
 			if !ok || !podfilter.Evictable(ev, pod) {
 				continue
 			}
 			if detail.Enabled() {
 				detail.Info("Pod exceeds its lifetime", "pod", klog.KObj(pod), "node", ni.Name(), "ageSeconds", podfilter.Seconds(age))
 			}
-			found = append(found, aged{pod: pod, node: ni.Name(), age: age, state: state, seq: len(found)})
+			found = append(found, aged{pod: pod, node: ni.Name(), age: age, why: why, seq: len(found)})
 		}
 	}
 	// Oldest first; equal ages keep node, namespace, name order.
@@ -112,43 +109,21 @@ func (s *PodLifeTime) Plan(ctx context.Context, snap *snapshot.Snapshot, ev fram
 	for i, f := range found {
 		out[i] = framework.Candidate{Pod: f.pod, Node: f.node, Reason: s.reason(f)}
 	}
-	logger.V(2).Info("Planned evictions", "candidates", len(out), "maxPodLifeTimeSeconds", s.maxSeconds)
+	logger.V(2).Info("Planned evictions", "candidates", len(out))
 	return out, nil
 }
 
-// inState returns the state that lets the pod through: its phase, or the
-// waiting reason of a container or init container. With no States every
-// pod passes with state "".
-func (s *PodLifeTime) inState(pod *v1.Pod) (string, bool) {
-	if s.states == nil {
-		return "", true
-	}
-	if _, ok := s.states[string(pod.Status.Phase)]; ok {
-		return string(pod.Status.Phase), true
-	}
-	if r, ok := s.waitingIn(pod.Status.ContainerStatuses); ok {
-		return r, true
-	}
-	return s.waitingIn(pod.Status.InitContainerStatuses)
-}
-
-func (s *PodLifeTime) waitingIn(statuses []v1.ContainerStatus) (string, bool) {
-	for i := range statuses {
-		if w := statuses[i].State.Waiting; w != nil {
-			if _, ok := s.states[w.Reason]; ok {
-				return w.Reason, true
-			}
-		}
-	}
-	return "", false
-}
-
-// reason renders "age 26h > maxPodLifeTimeSeconds 86400[, state Pending]"
-// (strconv rather than fmt: it runs once per candidate).
+// reason renders "age 26h > maxPodLifeTimeSeconds 86400[, state Pending]
+// [, condition Ready=False][, exit code 137]" (strconv rather than fmt: it
+// runs once per candidate). Without maxPodLifeTimeSeconds it starts with
+// "age 26h" alone.
 func (s *PodLifeTime) reason(f aged) string {
-	r := "age " + podfilter.FormatAge(f.age) + " > maxPodLifeTimeSeconds " + strconv.FormatUint(s.maxSeconds, 10)
-	if f.state != "" {
-		r += ", state " + f.state
+	r := "age " + podfilter.FormatAge(f.age)
+	if s.maxSeconds != nil {
+		r += " > maxPodLifeTimeSeconds " + strconv.FormatUint(*s.maxSeconds, 10)
+	}
+	for _, w := range f.why {
+		r += ", " + w
 	}
 	return r
 }

@@ -86,11 +86,12 @@ func TestPlan(t *testing.T) {
 				"age 29h > maxPodLifeTimeSeconds 86400, state Unknown"},
 		},
 		{
-			name: "states by container and init container waiting reason",
+			name: "states by container waiting reason; init containers not included",
 			args: Args{MaxPodLifeTimeSeconds: ptr(3600), States: []string{"PodInitializing", "ImagePullBackOff"}},
 			pods: []*v1.Pod{
 				pod("a", "init", 3*time.Hour).Phase(v1.PodPending).Waiting("PodInitializing").Obj(),
-				// the init container cannot pull its image
+				// the init container cannot pull its image, but
+				// includingInitContainers is false: keep
 				pod("a", "initpull", 2*time.Hour+30*time.Minute).Phase(v1.PodPending).
 					WithInitContainer(cs("setup").Waiting("ImagePullBackOff")).Obj(),
 				// the second container cannot pull its image
@@ -98,10 +99,9 @@ func TestPlan(t *testing.T) {
 				pod("a", "crash", 5*time.Hour).Waiting("CrashLoopBackOff").Obj(), // not listed
 				pod("a", "pending", 5*time.Hour).Phase(v1.PodPending).Obj(),      // phase not listed
 			},
-			want: []string{"a/init", "a/initpull", "a/sidecarpull"},
+			want: []string{"a/init", "a/sidecarpull"},
 			reasons: []string{
 				"age 3h > maxPodLifeTimeSeconds 3600, state PodInitializing",
-				"age 2h30m > maxPodLifeTimeSeconds 3600, state ImagePullBackOff",
 				"age 2h > maxPodLifeTimeSeconds 3600, state ImagePullBackOff",
 			},
 		},

@@ -25,19 +25,14 @@ var _ framework.Args = (*Args)(nil)
 func (a *Args) Default() {}
 
 // Validate reports every problem with its field path: include and exclude
-// namespaces both set, and empty or repeated excludeOwnerKinds entries.
+// namespaces both set, and empty excludeOwnerKinds entries (a repeated
+// entry is accepted, as upstream).
 func (a *Args) Validate(path *field.Path) field.ErrorList {
 	errs := api.ValidateNamespaces(a.Namespaces, path.Child("namespaces"))
-	seen := make(map[string]bool, len(a.ExcludeOwnerKinds))
 	for i, kind := range a.ExcludeOwnerKinds {
-		p := path.Child("excludeOwnerKinds").Index(i)
-		switch {
-		case kind == "":
-			errs = append(errs, field.Invalid(p, kind, "must not be empty"))
-		case seen[kind]:
-			errs = append(errs, field.Duplicate(p, kind))
+		if kind == "" {
+			errs = append(errs, field.Invalid(path.Child("excludeOwnerKinds").Index(i), kind, "must not be empty"))
 		}
-		seen[kind] = true
 	}
 	return errs
 }

@@ -11,14 +11,17 @@
 // than one pod on some node are examined further.
 //
 // Cap. For such a group with R counted pods (replicas), let N be the number
-// of considered nodes the group could run on: schedulable (not cordoned),
-// matching the pod's nodeSelector and required node affinity, and with
-// every NoSchedule/NoExecute taint tolerated. The group's first pod (by
-// node, then namespace/name) stands for the group, so N is computed once
-// per group. Free resources are deliberately ignored: a node that is full
-// now is still a place the workload belongs to, and whether the evicted pod
-// fits somewhere is the DefaultEvictor's nodeFit. Counting stops at N = R,
-// because more nodes cannot lower the cap below one. Then
+// of considered nodes the group could run on. As upstream, the group's
+// duplicates (every pod but the first on its node, in namespace/name
+// order) are reduced to their distinct scheduling templates (nodeSelector,
+// required node affinity, tolerations in any order); for each template the
+// nodes that are schedulable (not cordoned), match the nodeSelector and
+// required node affinity, and have every NoSchedule/NoExecute taint
+// tolerated are found, a template fitting fewer than two nodes is dropped,
+// and N is the size of the union of the rest. Free resources are
+// deliberately ignored: a node that is full now is still a place the
+// workload belongs to, and whether the evicted pod fits somewhere is the
+// DefaultEvictor's nodeFit. Then
 //
 //	allowed = ceil(R / N)
 //
@@ -32,6 +35,6 @@
 // `excludeOwnerKinds` and pods the evictor rejects (Filter or
 // PreEvictionFilter); skipped pods still count towards c.
 //
-// Cost. O(pods) to index plus, per duplicated group, at most all nodes
-// checked for feasibility (usually about R, thanks to the early stop).
+// Cost. O(pods) to index plus, per duplicated group, every node checked
+// once per distinct template (usually one).
 package removeduplicates

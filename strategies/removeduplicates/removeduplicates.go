@@ -5,13 +5,10 @@ import (
 	"fmt"
 	"strconv"
 
-	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/klog/v2"
 
 	"github.com/usage-descheduler/descheduler/pkg/framework"
-	"github.com/usage-descheduler/descheduler/pkg/predicates"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 	"github.com/usage-descheduler/descheduler/strategies/podfilter"
 )
@@ -90,16 +87,13 @@ func (d *RemoveDuplicates) Plan(ctx context.Context, snap *snapshot.Snapshot, ev
 type limit struct {
 	replicas int
 	feasible int
-	// capped is true when counting stopped at feasible == replicas (more
-	// nodes cannot lower the cap below 1).
-	capped  bool
-	allowed int
+	allowed  int
 }
 
 // planGroup splits the group's pods into per-node runs and plans each run
 // above the cap.
 func (p *planner) planGroup(g *groupInfo, pods []member) {
-	lim := groupLimit(pods[0].pod.Pod, g.replicas, p.nodes)
+	lim := groupLimit(pods, g.replicas, p.nodes)
 	if lim.feasible < 2 {
 		if v := p.logger.V(2); v.Enabled() {
 			v.Info("Duplicates can run on fewer than two nodes; not evicting",
@@ -120,44 +114,14 @@ func (p *planner) planGroup(g *groupInfo, pods []member) {
 }
 
 // groupLimit computes allowed = ceil(replicas / feasible nodes) for a group
-// represented by pod.
-func groupLimit(pod *v1.Pod, replicas int, nodes []*snapshot.NodeInfo) limit {
+// whose pods, ordered by node, are pods.
+func groupLimit(pods []member, replicas int, nodes []*snapshot.NodeInfo) limit {
 	lim := limit{replicas: replicas}
-	lim.feasible = feasibleNodes(pod, nodes, replicas)
-	lim.capped = lim.feasible == replicas
+	lim.feasible = feasibleNodes(duplicateTemplates(pods), nodes)
 	if lim.feasible > 0 {
 		lim.allowed = (replicas + lim.feasible - 1) / lim.feasible
 	}
 	return lim
-}
-
-// feasibleNodes counts, stopping at upTo, the considered nodes the pod could
-// run on: schedulable, matching its nodeSelector and required node
-// affinity, and with every NoSchedule/NoExecute taint tolerated. Free
-// resources are deliberately not checked (see the package documentation).
-func feasibleNodes(pod *v1.Pod, nodes []*snapshot.NodeInfo, upTo int) int {
-	affinity := nodeaffinity.GetRequiredNodeAffinity(pod)
-	n := 0
-	for _, ni := range nodes {
-		if n >= upTo {
-			break
-		}
-		if couldRun(pod, affinity, ni) {
-			n++
-		}
-	}
-	return n
-}
-
-func couldRun(pod *v1.Pod, affinity nodeaffinity.RequiredNodeAffinity, ni *snapshot.NodeInfo) bool {
-	if ni.Unschedulable() {
-		return false
-	}
-	if ok, err := affinity.Match(ni.Node); err != nil || !ok {
-		return false
-	}
-	_, untolerated := predicates.UntoleratedTaint(pod, ni.Node)
-	return !untolerated
 }
 
 // planRun evicts len(run) - allowed of one node's pods of the group,
@@ -188,9 +152,6 @@ func (p *planner) planRun(k groupKey, run []member, lim limit) {
 // allowed (6 replicas over 3 feasible nodes)".
 func runReason(k groupKey, node string, count int, lim limit) string {
 	over := strconv.Itoa(lim.feasible)
-	if lim.capped {
-		over = "at least " + over
-	}
 	return strconv.Itoa(count) + " duplicates of " + ownerString(k) + " on " + node + " > " +
 		strconv.Itoa(lim.allowed) + " allowed (" + strconv.Itoa(lim.replicas) + " replicas over " + over +
 		" feasible nodes)"

@@ -61,7 +61,7 @@ func TestPlan(t *testing.T) {
 }
 
 func planCases() []testCase {
-	return slices.Concat(spreadCases(), groupingCases(), feasibilityCases(), filterCases())
+	return slices.Concat(spreadCases(), groupingCases(), feasibilityCases(), templateCases(), filterCases())
 }
 
 func spreadCases() []testCase {
@@ -78,13 +78,13 @@ func spreadCases() []testCase {
 		pods: []*v1.Pod{web("p1", "n1").Obj(), web("p2", "n1").Obj(), web("p3", "n2").Obj(),
 			web("p4", "n2").Obj(), web("p5", "n3").Obj(), web("p6", "n3").Obj()},
 	}, {
-		// 3 replicas, counting stops at 3 feasible nodes: allowed = ceil(3/3) = 1; n1 holds 3 -> evict 2.
-		name: "feasible count stops at replicas", nodes: nodes("n1", "n2", "n3", "n4"),
+		// 3 replicas over 4 feasible nodes: allowed = ceil(3/4) = 1; n1 holds 3 -> evict 2.
+		name: "more feasible nodes than replicas", nodes: nodes("n1", "n2", "n3", "n4"),
 		pods: []*v1.Pod{web("p1", "n1").Obj(), web("p2", "n1").Obj(), web("p3", "n1").Obj()},
 		want: []string{"default/p3", "default/p2"},
 		reasons: []string{
-			"3 duplicates of ReplicaSet default/web on n1 > 1 allowed (3 replicas over at least 3 feasible nodes)",
-			"3 duplicates of ReplicaSet default/web on n1 > 1 allowed (3 replicas over at least 3 feasible nodes)"},
+			"3 duplicates of ReplicaSet default/web on n1 > 1 allowed (3 replicas over 4 feasible nodes)",
+			"3 duplicates of ReplicaSet default/web on n1 > 1 allowed (3 replicas over 4 feasible nodes)"},
 	}, {
 		// 7 replicas over 2 nodes: allowed = ceil(7/2) = 4; n1 holds 5 > 4 -> evict 1; n2 holds 2.
 		name: "odd replica count rounds the cap up", nodes: nodes("n1", "n2"),
@@ -193,6 +193,56 @@ func feasibilityCases() []testCase {
 		nodes: []*v1.Node{builders.MakeNode("n1").Obj(), builders.MakeNode("n2").Capacity("1", "1Gi", 110).Obj()},
 		pods: []*v1.Pod{web("p1", "n1").Req("1", "").Obj(), web("p2", "n1").Req("1", "").Obj(),
 			builders.MakePod("default", "hog").Node("n2").Req("1", "").Obj()},
+		want: []string{"default/p2"},
+	}}
+}
+
+// templateCases: the feasible nodes are the union over the distinct
+// templates (nodeSelector, required node affinity, tolerations) of the
+// group's duplicates (every pod but the first on its node).
+func templateCases() []testCase {
+	zoned := []*v1.Node{builders.MakeNode("n1").Label("zone", "a").Obj(), builders.MakeNode("n2").Label("zone", "a").Obj(),
+		builders.MakeNode("n3").Label("zone", "b").Obj(), builders.MakeNode("n4").Label("zone", "b").Obj()}
+	inZone := func(name, node, zone string) *v1.Pod {
+		return web(name, node).NodeSelector(map[string]string{"zone": zone}).Obj()
+	}
+	return []testCase{{
+		// p1 selects a zone no node has (labels changed after it was
+		// scheduled); p2, p3 have no selector and fit n1, n2, n3: 3
+		// replicas over 3 nodes -> allowed 1, n1 holds 3 -> evict 2.
+		// Deciding by p1 alone gave 0 feasible nodes and no eviction.
+		name:  "the first pod fitting nowhere does not decide",
+		nodes: nodes("n1", "n2", "n3"),
+		pods: []*v1.Pod{web("p1", "n1").NodeSelector(map[string]string{"zone": "gone"}).Obj(),
+			web("p2", "n1").Obj(), web("p3", "n1").Obj()},
+		want: []string{"default/p3", "default/p2"},
+		reasons: []string{
+			"3 duplicates of ReplicaSet default/web on n1 > 1 allowed (3 replicas over 3 feasible nodes)",
+			"3 duplicates of ReplicaSet default/web on n1 > 1 allowed (3 replicas over 3 feasible nodes)"},
+	}, {
+		// zone=a fits n1, n2 and zone=b fits n3, n4: union 4 nodes, 4
+		// replicas -> allowed 1; n1 and n3 hold 2 each -> evict 1 each.
+		// One template alone (2 nodes) would allow 2 and evict nothing.
+		name: "union of two templates", nodes: zoned,
+		pods: []*v1.Pod{inZone("p1", "n1", "a"), inZone("p2", "n1", "a"), inZone("p3", "n3", "b"), inZone("p4", "n3", "b")},
+		want: []string{"default/p2", "default/p4"},
+	}, {
+		// p2 (the duplicate) fits only n1: a template fitting one node
+		// adds nothing, so no node is feasible; p3 on n2 is the first there
+		// and is not looked at.
+		name:  "a template fitting a single node adds nothing",
+		nodes: []*v1.Node{builders.MakeNode("n1").Label("disk", "ssd").Obj(), builders.MakeNode("n2").Obj()},
+		pods: []*v1.Pod{web("p1", "n1").Obj(), web("p2", "n1").RequireNodeLabel("disk", "ssd").Obj(),
+			web("p3", "n2").Obj()},
+	}, {
+		// Tolerations in another order are the same template: both
+		// tolerate n2's taints, 2 replicas over 2 nodes -> evict p2.
+		name: "toleration order does not make a new template",
+		nodes: []*v1.Node{builders.MakeNode("n1").Obj(),
+			builders.MakeNode("n2").Taint("a", "", v1.TaintEffectNoSchedule).Taint("b", "", v1.TaintEffectNoSchedule).Obj()},
+		pods: []*v1.Pod{
+			web("p1", "n1").Toleration("a", "", v1.TaintEffectNoSchedule).Toleration("b", "", v1.TaintEffectNoSchedule).Obj(),
+			web("p2", "n1").Toleration("b", "", v1.TaintEffectNoSchedule).Toleration("a", "", v1.TaintEffectNoSchedule).Obj()},
 		want: []string{"default/p2"},
 	}}
 }

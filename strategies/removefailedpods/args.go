@@ -1,8 +1,6 @@
 package removefailedpods
 
 import (
-	"slices"
-
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/usage-descheduler/descheduler/pkg/framework"
@@ -47,28 +45,19 @@ func (a *Args) Default() {
 	}
 }
 
-// Validate reports every problem with its field path: empty or repeated
-// owner kinds and reasons, repeated exit codes.
+// Validate reports every problem with its field path: empty owner kinds
+// and reasons (repeated entries are accepted, as upstream).
 func (a *Args) Validate(path *field.Path) field.ErrorList {
 	errs := a.Common.Validate(path)
 	errs = append(errs, validateNames(a.ExcludeOwnerKinds, path.Child("excludeOwnerKinds"))...)
-	errs = append(errs, validateNames(a.Reasons, path.Child("reasons"))...)
-	for i, c := range a.ExitCodes {
-		if slices.Contains(a.ExitCodes[:i], c) {
-			errs = append(errs, field.Duplicate(path.Child("exitCodes").Index(i), c))
-		}
-	}
-	return errs
+	return append(errs, validateNames(a.Reasons, path.Child("reasons"))...)
 }
 
 func validateNames(list []string, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for i, s := range list {
-		switch {
-		case s == "":
+		if s == "" {
 			errs = append(errs, field.Required(path.Index(i), "must not be empty"))
-		case slices.Contains(list[:i], s):
-			errs = append(errs, field.Duplicate(path.Index(i), s))
 		}
 	}
 	return errs

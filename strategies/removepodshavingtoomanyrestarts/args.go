@@ -55,15 +55,10 @@ func (a *Args) Validate(path *field.Path) field.ErrorList {
 func validateStates(states []string, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	allowed := AllowedStates()
-	seen := make(map[string]bool, len(states))
-	for i, s := range states {
-		switch {
-		case !slices.Contains(allowed, s):
+	for i, s := range states { // a repeated state is accepted, as upstream
+		if !slices.Contains(allowed, s) {
 			errs = append(errs, field.NotSupported(path.Index(i), s, allowed))
-		case seen[s]:
-			errs = append(errs, field.Duplicate(path.Index(i), s))
 		}
-		seen[s] = true
 	}
 	return errs
 }

@@ -31,9 +31,9 @@ func TestValidate(t *testing.T) {
 		{name: "threshold missing", args: Args{}, want: []string{"FieldValueRequired args.podRestartThreshold"}},
 		{name: "threshold negative", args: Args{PodRestartThreshold: -1}, want: []string{"FieldValueInvalid args.podRestartThreshold"}},
 		{
-			name: "unsupported and duplicate states",
+			name: "unsupported states; a repeated state is accepted, as upstream",
 			args: Args{PodRestartThreshold: 1, States: []string{"Running", "Pending", "Running"}},
-			want: []string{"FieldValueNotSupported args.states[1]", "FieldValueDuplicate args.states[2]"},
+			want: []string{"FieldValueNotSupported args.states[1]"},
 		},
 		{
 			name: "every problem reported",

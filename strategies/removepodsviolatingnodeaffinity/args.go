@@ -46,15 +46,10 @@ func (a *Args) Validate(path *field.Path) field.ErrorList {
 	if len(a.NodeAffinityType) == 0 {
 		return append(errs, field.Required(p, "at least one affinity type is required"))
 	}
-	seen := make(map[string]bool, len(a.NodeAffinityType))
-	for i, t := range a.NodeAffinityType {
-		switch {
-		case t != RequiredDuringSchedulingIgnoredDuringExecution && t != PreferredDuringSchedulingIgnoredDuringExecution:
+	for i, t := range a.NodeAffinityType { // a repeated type is accepted, as upstream
+		if t != RequiredDuringSchedulingIgnoredDuringExecution && t != PreferredDuringSchedulingIgnoredDuringExecution {
 			errs = append(errs, field.NotSupported(p.Index(i), t, AffinityTypes()))
-		case seen[t]:
-			errs = append(errs, field.Duplicate(p.Index(i), t))
 		}
-		seen[t] = true
 	}
 	return errs
 }

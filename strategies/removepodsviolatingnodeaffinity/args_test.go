@@ -29,8 +29,8 @@ func TestValidate(t *testing.T) {
 		args: Args{Common: podfilter.Common{Namespaces: &api.Namespaces{Include: []string{"a"}, Exclude: []string{"b"}}},
 			NodeAffinityType: []string{RequiredDuringSchedulingIgnoredDuringExecution, "requiredDuringExecution",
 				RequiredDuringSchedulingIgnoredDuringExecution}},
-		want: []string{"Forbidden args.namespaces", "Unsupported value args.nodeAffinityType[1]",
-			"Duplicate value args.nodeAffinityType[2]"},
+		// The repeated type is accepted, as upstream.
+		want: []string{"Forbidden args.namespaces", "Unsupported value args.nodeAffinityType[1]"},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

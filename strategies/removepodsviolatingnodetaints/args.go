@@ -46,15 +46,8 @@ func (a *Args) Validate(path *field.Path) field.ErrorList {
 
 func validateTaints(entries []string, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	seen := make(map[string]bool, len(entries))
-	for i, e := range entries {
-		p := path.Index(i)
-		if seen[e] {
-			errs = append(errs, field.Duplicate(p, e))
-			continue
-		}
-		seen[e] = true
-		errs = append(errs, validateTaintEntry(e, p)...)
+	for i, e := range entries { // a repeated entry is accepted, as upstream
+		errs = append(errs, validateTaintEntry(e, path.Index(i))...)
 	}
 	return errs
 }

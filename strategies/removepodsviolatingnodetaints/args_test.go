@@ -36,7 +36,7 @@ func TestValidate(t *testing.T) {
 			IncludedTaints: []string{"bad key"},
 		},
 		want: []string{"Forbidden args.namespaces", "Invalid value args.labelSelector.matchExpressions[0].operator",
-			"Invalid value args.excludedTaints[0]", "Duplicate value args.excludedTaints[2]",
+			"Invalid value args.excludedTaints[0]",
 			"Invalid value args.excludedTaints[3]", "Invalid value args.includedTaints[0]", "Forbidden args.includedTaints"},
 	}}
 	for _, tc := range tests {

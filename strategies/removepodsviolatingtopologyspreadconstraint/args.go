@@ -49,19 +49,14 @@ func (a *Args) Default() {
 	}
 }
 
-// Validate reports every problem of the args below path.
+// Validate reports every problem of the args below path (a repeated
+// constraint is accepted, as upstream).
 func (a *Args) Validate(path *field.Path) field.ErrorList {
 	errs := a.Common.Validate(path)
-	seen := map[v1.UnsatisfiableConstraintAction]bool{}
 	for i, c := range a.Constraints {
-		p := path.Child("constraints").Index(i)
-		switch {
-		case !slices.Contains(supportedConstraints(), string(c)):
-			errs = append(errs, field.NotSupported(p, c, supportedConstraints()))
-		case seen[c]:
-			errs = append(errs, field.Duplicate(p, c))
+		if !slices.Contains(supportedConstraints(), string(c)) {
+			errs = append(errs, field.NotSupported(path.Child("constraints").Index(i), c, supportedConstraints()))
 		}
-		seen[c] = true
 	}
 	return errs
 }

@@ -138,14 +138,14 @@ func TestArgs(t *testing.T) {
 		args:     Args{Constraints: []v1.UnsatisfiableConstraintAction{v1.ScheduleAnyway}, IncludeSoftConstraints: true},
 		wantCons: []v1.UnsatisfiableConstraintAction{v1.ScheduleAnyway},
 	}, {
-		name: "unknown and duplicate constraints, both namespace lists, bad selector: all reported",
+		name: "unknown constraint (a repeated one is accepted, as upstream), both namespace lists, bad selector: all reported",
 		args: Args{
 			Common: podfilter.Common{Namespaces: &api.Namespaces{Include: []string{"a"}, Exclude: []string{"b"}},
 				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"bad key!": "v"}}},
 			Constraints: []v1.UnsatisfiableConstraintAction{"Never", v1.DoNotSchedule, v1.DoNotSchedule}},
 		wantCons: []v1.UnsatisfiableConstraintAction{"Never", v1.DoNotSchedule, v1.DoNotSchedule},
 		wantPaths: []string{"args.namespaces", "args.labelSelector.matchLabels",
-			"args.constraints[0]", "args.constraints[2]"},
+			"args.constraints[0]"},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -62,7 +62,16 @@ for f in "$@"; do
 	mustnot "$f" 'privileged: true|hostNetwork: true|hostPID: true' "privileged pod"
 	# Least-privilege RBAC: no wildcards, no destructive or escalating verbs.
 	must "$f" 'pods/eviction' "the eviction subresource"
-	must "$f" 'descheduler-history' "history ConfigMap scoped by name"
+	# The Role names the ConfigMap the binary is told to use, and grants
+	# neither create nor patch on ConfigMaps or Leases (the manifests
+	# pre-create them; RBAC cannot scope create by name).
+	hist=$(grep -Eo -- '--history-configmap=[^" ]*' "$f" | head -1 | cut -d= -f2)
+	[ -n "$hist" ] || hist=descheduler-history
+	must "$f" "resourceNames: \\[\"$hist\"\\]|^ *- $hist\$" "the history ConfigMap $hist scoped by name in the Role"
+	must "$f" "^  name: $hist\$" "the pre-created history ConfigMap $hist"
+	if grep -EA4 'resources: \["(configmaps|leases)"\]|^ *- (configmaps|leases)$' "$f" | grep -Eq '"(create|patch)"|^ *- (create|patch)$'; then
+		fail "$f" "create or patch granted on configmaps or leases"
+	fi
 	mustnot "$f" '"\*"|^ *- "?\*"?$' "wildcard in RBAC"
 	mustnot "$f" '(^ *- |[[ ,])"?(delete|deletecollection|escalate|bind|impersonate)"?([],]|$)' "destructive or escalating verb"
 	# Secrets: only by name (the Prometheus token), never all of them.

@@ -78,6 +78,9 @@ func eventFor(rec descheduler.Record) (eventType, reason, note string) {
 	case evictor.ResultBlockedByPDB:
 		return v1.EventTypeWarning, ReasonEvictionBlocked,
 			fmt.Sprintf("Eviction by %s blocked by a PodDisruptionBudget: %s", origin, rec.Reason)
+	case evictor.ResultThrottled:
+		return v1.EventTypeWarning, ReasonEvictionFailed, fmt.Sprintf("Eviction by %s failed: throttled by the API server "+
+			"(429 without a disruption budget) (wanted because: %s)", origin, rec.Reason)
 	case evictor.ResultError:
 		return v1.EventTypeWarning, ReasonEvictionFailed,
 			fmt.Sprintf("Eviction by %s failed: %v (wanted because: %s)", origin, rec.Err, rec.Reason)

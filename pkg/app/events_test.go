@@ -38,6 +38,9 @@ func TestEventObserver(t *testing.T) {
 		{"blocked, notification on", record("a", evictor.ResultBlockedByPDB, nil), true,
 			"Warning EvictionBlocked Eviction by LowNodeUtilization (profile default) from node n1 blocked by a " +
 				"PodDisruptionBudget: node n1 cpu 80% > target 50%"},
+		{"throttled, notification on", record("a", evictor.ResultThrottled, nil), true,
+			"Warning EvictionFailed Eviction by LowNodeUtilization (profile default) from node n1 failed: throttled by the " +
+				"API server (429 without a disruption budget) (wanted because: node n1 cpu 80% > target 50%)"},
 		{"error, notification off", record("a", evictor.ResultError, apiErr), false, ""},
 		{"error, notification on", record("a", evictor.ResultError, apiErr), true,
 			"Warning EvictionFailed Eviction by LowNodeUtilization (profile default) from node n1 failed: etcd timeout " +

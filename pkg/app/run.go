@@ -33,6 +33,10 @@ type RunOptions struct {
 	// the client limits.
 	Client          ClientOptions
 	EvictionTimeout time.Duration
+	// OneShotTimeout bounds a whole one-shot run (interval 0); 0: unbounded.
+	OneShotTimeout time.Duration
+	// CacheSyncTimeout bounds the first informer sync; 0: unbounded.
+	CacheSyncTimeout time.Duration
 	// HistoryConfigMap names the ConfigMap (in the leader election
 	// namespace) that keeps the eviction history; "" keeps it in memory.
 	HistoryConfigMap string
@@ -58,6 +62,10 @@ func (o *RunOptions) AddFlags(cmd *cobra.Command) {
 	fs.BoolVar(&o.DryRun, "dry-run", false, "plan and report evictions without evicting anything")
 	o.Client.AddFlags(fs)
 	fs.DurationVar(&o.EvictionTimeout, "eviction-timeout", 10*time.Second, "deadline of one eviction API call")
+	fs.DurationVar(&o.OneShotTimeout, "one-shot-timeout", DefaultOneShotTimeout,
+		"with --descheduling-interval 0: give up and exit non-zero when the run has not finished within this time; 0 waits forever")
+	fs.DurationVar(&o.CacheSyncTimeout, "cache-sync-timeout", DefaultCacheSyncTimeout,
+		"give up and exit non-zero when the informer caches have not synced within this time (API server unreachable); 0 waits forever")
 	fs.StringVar(&o.HistoryConfigMap, "history-configmap", descheduler.DefaultHistoryConfigMap,
 		"ConfigMap (in the Lease's namespace with --leader-elect, else the pod's) that keeps the eviction history across restarts; empty keeps it in memory")
 	fs.StringVar(&o.InstanceName, "instance-name", "",
@@ -96,6 +104,12 @@ func (o *RunOptions) Validate() error {
 	if o.DeschedulingInterval < 0 {
 		errs = append(errs, errors.New("--descheduling-interval must not be negative"))
 	}
+	if o.OneShotTimeout < 0 {
+		errs = append(errs, errors.New("--one-shot-timeout must not be negative"))
+	}
+	if o.CacheSyncTimeout < 0 {
+		errs = append(errs, errors.New("--cache-sync-timeout must not be negative"))
+	}
 	if err := descheduler.ValidateInstanceName(o.Instance()); err != nil {
 		errs = append(errs, fmt.Errorf("--instance-name: %w", err))
 	}
@@ -112,12 +126,21 @@ func (o *RunOptions) Validate() error {
 // with --descheduling-interval 0) or ctx ends (SIGTERM), which is a clean
 // exit: the in-flight eviction call is finished (within --eviction-timeout),
 // no further one started, the cycle's evictions saved to the history while
-// the lease is fresh, then the lease released and queued Events written.
-func runDescheduler(ctx context.Context, o *RunOptions) error {
+// the lease is fresh, then the lease released and queued Events written. A
+// one-shot run that has not finished within --one-shot-timeout ends the same
+// way but returns an error.
+func runDescheduler(parent context.Context, o *RunOptions) error {
 	if err := o.Validate(); err != nil {
 		return err
 	}
-	o.FeatureGates.LogIgnored(ctx, o.gates)
+	o.FeatureGates.LogIgnored(parent, o.gates)
+	ctx, cancel := oneShotContext(parent, o)
+	defer cancel()
+	return oneShotResult(ctx, o, runLive(ctx, o))
+}
+
+// runLive is runDescheduler after the flags are checked.
+func runLive(ctx context.Context, o *RunOptions) error {
 	policy, reg, err := loadPolicy(o.PolicyConfigFile)
 	if err != nil {
 		return err
@@ -167,7 +190,7 @@ func runDescheduler(ctx context.Context, o *RunOptions) error {
 	ictx, stopInformers := context.WithCancel(ctx)
 	factory.Start(ictx.Done())
 	defer func() { stopInformers(); factory.Shutdown() }()
-	if err := src.WaitForSync(ctx); err != nil {
+	if err := syncInformers(ctx, src, o.CacheSyncTimeout, cfg.Host); err != nil {
 		if ctx.Err() != nil {
 			return nil // shut down while starting
 		}
@@ -243,6 +266,9 @@ func runCycles(ctx context.Context, o *RunOptions, cfg *rest.Config, r *deschedu
 	}
 	lock, err := o.LeaderElection.newLeaseLock(leaseClient.CoordinationV1())
 	if err != nil {
+		return err
+	}
+	if err := ensureLease(ctx, leaseClient.CoordinationV1(), o.LeaderElection.Namespace(), o.LeaderElection.ResourceName); err != nil {
 		return err
 	}
 	le := &leaderLoop{Lock: lock, LeaseDuration: o.LeaderElection.LeaseDuration,

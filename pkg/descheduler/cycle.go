@@ -205,6 +205,11 @@ func (r *run) execute(ctx context.Context, profile, strategy string, cands []fra
 			r.stopped = true
 			return false
 		}
+		if err != nil {
+			// Recorded, not returned: the cycle goes on with other pods.
+			klog.FromContext(ctx).Error(err, "Eviction failed", "pod", klog.KObj(c.Pod), "node", c.Node,
+				"strategy", strategy, "profile", profile)
+		}
 		rec := Record{Eviction: ev, Result: res, Err: err}
 		r.report.Records = append(r.report.Records, rec)
 		if r.recorded != nil {

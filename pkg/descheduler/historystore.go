@@ -190,6 +190,11 @@ func (s *ConfigMapStore) create(ctx context.Context, entries []snapshot.Eviction
 		Data: map[string]string{HistoryDataKey: string(data)},
 	}
 	created, err := s.Client.CoreV1().ConfigMaps(s.Namespace).Create(ctx, cm, metav1.CreateOptions{})
+	if apierrors.IsForbidden(err) {
+		// The manifests pre-create the ConfigMap and grant no create.
+		return written{}, fmt.Errorf("it does not exist and creating it is forbidden: create it (the manifests in deploy/ do) "+
+			"or grant create on configmaps: %w", err)
+	}
 	if err != nil {
 		return written{}, err
 	}

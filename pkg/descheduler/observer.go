@@ -11,7 +11,7 @@ import (
 // nobody is told; Observers combines several.
 type Observer interface {
 	// EvictionDone is called after every attempted eviction with its
-	// outcome (success, blocked_by_pdb, error or dry_run), in order.
+	// outcome (success, blocked_by_pdb, throttled, error or dry_run), in order.
 	EvictionDone(ctx context.Context, rec Record)
 	// StrategyDone is called when a strategy finished planning and
 	// evicting in a profile, with the time that took.

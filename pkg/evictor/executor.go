@@ -43,9 +43,14 @@ const (
 	// already gone, see LiveExecutor).
 	ResultSuccess Result = "success"
 	// ResultBlockedByPDB: the API server answered 429, a
-	// PodDisruptionBudget forbids the disruption now. Not retried in the
-	// cycle.
+	// PodDisruptionBudget forbids the disruption now (the Status has the
+	// DisruptionBudget cause or names the disruption budget). Not retried
+	// in the cycle.
 	ResultBlockedByPDB Result = "blocked_by_pdb"
+	// ResultThrottled: the API server answered 429 without naming a
+	// disruption budget: API priority and fairness (or the max-inflight
+	// limit) shed the request. Not retried in the cycle.
+	ResultThrottled Result = "throttled"
 	// ResultError: any other failure, returned as the error.
 	ResultError Result = "error"
 	// ResultDryRun: recorded only, no API call was made.
@@ -96,12 +101,15 @@ func NewLiveExecutor(client kubernetes.Interface, gracePeriodSeconds *int64, tim
 
 // Evict evicts ev.Pod. Outcomes:
 //   - 201: ResultSuccess;
-//   - 429 (PodDisruptionBudget): ResultBlockedByPDB with a nil error;
+//   - 429 naming a PodDisruptionBudget: ResultBlockedByPDB with a nil error;
+//   - any other 429 (priority and fairness): ResultThrottled, nil error;
 //   - 404 NotFound: ResultSuccess, the pod is already gone, which is what
 //     the eviction was for (later strategies must not plan on it; counting
 //     it against the limits errs on the side of fewer disruptions);
-//   - anything else, including the deadline: ResultError with the error
-//     wrapped with the pod's name.
+//   - no answer (the deadline, a cancelled context, a broken connection):
+//     the server may have carried the eviction out, so the pod is read
+//     (see confirm): gone, replaced or terminating is ResultSuccess;
+//   - anything else: ResultError with the error wrapped with the pod's name.
 //
 // The eviction carries a UID precondition, so a pod recreated under the
 // same name (StatefulSet) is never evicted in its predecessor's place.
@@ -125,13 +133,15 @@ func (l *LiveExecutor) Evict(ctx context.Context, ev Eviction) (Result, error) {
 		logEviction(logger.V(1), "Evicted pod", ev)
 		return ResultSuccess, nil
 	case apierrors.IsTooManyRequests(err):
-		logEviction(logger.V(1), "Eviction blocked by a PodDisruptionBudget", ev, "message", err.Error())
-		return ResultBlockedByPDB, nil
+		return tooManyRequests(logger, ev, err), nil
 	case apierrors.IsNotFound(err):
 		logEviction(logger.V(1), "Pod already gone", ev)
 		return ResultSuccess, nil
-	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
-		return ResultError, fmt.Errorf("evicting pod %s: no answer within %s: %w", klog.KObj(pod), l.timeout, err)
+	case !isAPIAnswer(err):
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			err = fmt.Errorf("no answer within %s: %w", l.timeout, err)
+		}
+		return l.confirm(ctx, ev, err)
 	default:
 		return ResultError, fmt.Errorf("evicting pod %s: %w", klog.KObj(pod), err)
 	}

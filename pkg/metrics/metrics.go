@@ -7,7 +7,7 @@
 // The series upstream kubernetes-sigs/descheduler v0.36 exports keep its
 // names and labels, so its dashboards and alerts work unchanged:
 //   - descheduler_pods_evicted_total{result,strategy,profile,namespace,node}:
-//     attempted evictions by outcome (success|blocked_by_pdb|error|dry_run);
+//     attempted evictions by outcome (success|blocked_by_pdb|throttled|error|dry_run);
 //   - descheduler_loop_duration_seconds: histogram of whole cycles, with
 //     upstream's buckets;
 //   - descheduler_strategy_duration_seconds{strategy,profile}: histogram of
@@ -84,7 +84,7 @@ func New(reg prometheus.Registerer, build BuildInfo) (*Metrics, error) {
 	m := &Metrics{
 		podsEvicted: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "descheduler_pods_evicted_total",
-			Help: "Attempted evictions by result (success, blocked_by_pdb, error, dry_run), strategy, profile, " +
+			Help: "Attempted evictions by result (success, blocked_by_pdb, throttled, error, dry_run), strategy, profile, " +
 				"namespace and node of the pod.",
 		}, []string{"result", "strategy", "profile", "namespace", "node"}),
 		loopDuration: prometheus.NewHistogram(prometheus.HistogramOpts{

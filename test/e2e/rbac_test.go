@@ -8,6 +8,8 @@ import (
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -43,11 +45,20 @@ func TestManifestRBACIsEnough(t *testing.T) {
 	}
 	tc.waitEvents(reasonDescheduled, gone)
 
-	tc.deleteLease(deployNamespace, defaultLeaseName)
-	t.Cleanup(func() { tc.deleteLease(deployNamespace, defaultLeaseName) })
 	// Like the Deployment: --leader-elect with the default Lease name (the
 	// namespace comes from POD_NAMESPACE there); short timings here.
 	flags := append(leaseFlags(deployNamespace, "", shortLease), "--descheduling-interval", "2s")
+	// The Role grants no create: without the pre-created Lease the binary
+	// stops at once and says what to do.
+	tc.deleteLease(deployNamespace, defaultLeaseName)
+	noLease := tc.deschedule(tc.policy(lowNodeUtilizationProfile), append([]string{"--kubeconfig", kubeconfig}, flags...)...)
+	if noLease.exitCode == 0 || !strings.Contains(noLease.log, "does not exist and creating it is forbidden") {
+		t.Errorf("without the Lease: exit %d, want non-zero with 'does not exist and creating it is forbidden' in the log", noLease.exitCode)
+	}
+	// Re-applying the manifests pre-creates it again (empty).
+	if _, err := d.kubectlRun("apply", "-k", base); err != nil {
+		t.Fatalf("applying %s: %v", base, err)
+	}
 	dm := tc.startDaemon("serviceaccount", tc.policy(lowNodeUtilizationProfile), kubeconfig, flags...)
 	id := dm.identity()
 	tc.waitHolder(deployNamespace, defaultLeaseName, id)
@@ -112,6 +123,14 @@ func (tc *tcase) assertLeastPrivilege(c kubernetes.Interface) {
 		"read another Lease":         errOf(c.CoordinationV1().Leases(deployNamespace).Get(ctx, "kube-scheduler", metav1.GetOptions{})),
 		"read another ConfigMap":     errOf(c.CoreV1().ConfigMaps(deployNamespace).Get(ctx, "usage-descheduler-policy", metav1.GetOptions{})),
 		"read a Lease of another ns": errOf(c.CoordinationV1().Leases(tc.name).Get(ctx, defaultLeaseName, metav1.GetOptions{})),
+		// RBAC cannot scope create by name: the manifests pre-create the
+		// Lease and the history ConfigMap instead of granting it.
+		"create a ConfigMap": errOf(c.CoreV1().ConfigMaps(deployNamespace).Create(ctx,
+			&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "usage-descheduler-rbac-probe"}}, metav1.CreateOptions{})),
+		"create a Lease": errOf(c.CoordinationV1().Leases(deployNamespace).Create(ctx,
+			&coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: "usage-descheduler-rbac-probe"}}, metav1.CreateOptions{})),
+		"patch the history ConfigMap (unused verb)": errOf(c.CoreV1().ConfigMaps(deployNamespace).Patch(ctx, "descheduler-history",
+			types.MergePatchType, []byte(`{}`), metav1.PatchOptions{})),
 	} {
 		if !apierrors.IsForbidden(err) {
 			tc.t.Errorf("ServiceAccount may %s: got %v, want Forbidden", what, err)

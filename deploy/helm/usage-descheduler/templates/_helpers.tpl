@@ -56,6 +56,12 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- default (include "usage-descheduler.namespace" .) $ns }}
 {{- end }}
 
+{{/* Where the binary keeps its history ConfigMap: the lease namespace with
+leader election, else its own (POD_NAMESPACE). */}}
+{{- define "usage-descheduler.stateNamespace" -}}
+{{- if include "usage-descheduler.leaderElect" . }}{{ include "usage-descheduler.leaseNamespace" . }}{{ else }}{{ include "usage-descheduler.namespace" . }}{{ end }}
+{{- end }}
+
 {{/* The instance name owning the soft taints (--instance-name): the
 value, else <lease namespace>/<lease name>, the binary's own default. */}}
 {{- define "usage-descheduler.instanceName" -}}
@@ -84,6 +90,7 @@ value, else <lease namespace>/<lease name>, the binary's own default. */}}
 {{/* The container arguments (upstream's, plus --secure-port from port). */}}
 {{- define "usage-descheduler.args" -}}
 - --policy-config-file=/policy-dir/policy.yaml
+- --history-configmap={{ .Values.historyConfigMap }}
 - --instance-name={{ include "usage-descheduler.instanceName" . }}
 {{- if eq .Values.kind "Deployment" }}
 - --descheduling-interval={{ .Values.deschedulingInterval }}
@@ -249,11 +256,8 @@ spec:
   {{- end }}
 {{- end }}
 
-{{/* Lease rules: create (unrestricted by name), get/update by name. */}}
+{{/* Lease rules: get/update by name only; the chart pre-creates the Lease. */}}
 {{- define "usage-descheduler.leaseRules" -}}
-- apiGroups: ["coordination.k8s.io"]
-  resources: ["leases"]
-  verbs: ["create"]
 - apiGroups: ["coordination.k8s.io"]
   resources: ["leases"]
   resourceNames: [{{ .Values.leaderElection.resourceName | quote }}]

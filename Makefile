@@ -17,24 +17,34 @@ FUZZ_SNAPSHOT ?= 300x
 .PHONY: build run example test vet unit fuzz bench clean report-check
 
 build:
-	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/descheduler
+	@echo "go build -o $(BIN) ./cmd/descheduler (version $(VERSION))"
+	@$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/descheduler
 
 ## run: simulate the example policy on the bundled 20-node example cluster,
 ## then the usage-based hotspot policy on the hotspot example, then one hour
 ## of that hotspot with the soft taint and without it (charts in
 ## bin/hotspot-report.html).
 run: build
-	$(BIN) simulate --policy deploy/examples/policy.yaml --snapshot deploy/examples/cluster.yaml --now $(EXAMPLE_NOW)
+	@echo '$$ $(BIN) simulate --policy deploy/examples/policy.yaml \'
+	@echo '    --snapshot deploy/examples/cluster.yaml --now $(EXAMPLE_NOW)'
+	@$(BIN) simulate --policy deploy/examples/policy.yaml --snapshot deploy/examples/cluster.yaml --now $(EXAMPLE_NOW)
 	@echo
 	@echo "Hotspot relief by real usage (requests are balanced; hot-node-1 burns 88% cpu):"
-	$(BIN) simulate --policy deploy/examples/hotspot-metrics-server.yaml --snapshot deploy/examples/hotspot-cluster.yaml --now $(EXAMPLE_NOW)
+	@echo '$$ $(BIN) simulate --policy deploy/examples/hotspot-metrics-server.yaml \'
+	@echo '    --snapshot deploy/examples/hotspot-cluster.yaml --now $(EXAMPLE_NOW)'
+	@$(BIN) simulate --policy deploy/examples/hotspot-metrics-server.yaml --snapshot deploy/examples/hotspot-cluster.yaml --now $(EXAMPLE_NOW)
 	@echo
 	@echo "The same hotspot over 12 cycles of 5m, with the soft taint (the scheduler model places the evicted pods elsewhere):"
-	$(BIN) simulate --policy deploy/examples/hotspot-metrics-server.yaml --snapshot deploy/examples/hotspot-cluster.yaml --now $(EXAMPLE_NOW) \
+	@echo '$$ $(BIN) simulate --policy deploy/examples/hotspot-metrics-server.yaml \'
+	@echo '    --snapshot deploy/examples/hotspot-cluster.yaml --now $(EXAMPLE_NOW) \'
+	@echo '    --cycles 12 --report bin/hotspot-report.html'
+	@$(BIN) simulate --policy deploy/examples/hotspot-metrics-server.yaml --snapshot deploy/examples/hotspot-cluster.yaml --now $(EXAMPLE_NOW) \
 		--cycles 12 --report bin/hotspot-report.html
 	@echo
 	@echo "...and without it (the replacements land back on hot-node-1, which never cools):"
-	$(BIN) simulate --policy deploy/examples/hotspot-no-soft-taint.yaml --snapshot deploy/examples/hotspot-cluster.yaml --now $(EXAMPLE_NOW) \
+	@echo '$$ $(BIN) simulate --policy deploy/examples/hotspot-no-soft-taint.yaml \'
+	@echo '    --snapshot deploy/examples/hotspot-cluster.yaml --now $(EXAMPLE_NOW) --cycles 12'
+	@$(BIN) simulate --policy deploy/examples/hotspot-no-soft-taint.yaml --snapshot deploy/examples/hotspot-cluster.yaml --now $(EXAMPLE_NOW) \
 		--cycles 12
 
 ## example: regenerate deploy/examples/cluster.yaml and hotspot-cluster.yaml (deterministic).

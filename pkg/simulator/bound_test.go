@@ -3,6 +3,8 @@ package simulator
 import (
 	"fmt"
 	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // pods builds reliefs of one dimension.
@@ -139,5 +141,38 @@ func TestSummaryLowerBoundWithoutTarget(t *testing.T) {
 	s := run(t, cfg).Summary
 	if s.LowerBound != 0 || s.EvictionsOverLowerBound != nil {
 		t.Errorf("lowerBound %d, ratio %v: want 0 and nil", s.LowerBound, s.EvictionsOverLowerBound)
+	}
+}
+
+// The bound counts only the pods the target profile's DefaultEvictor
+// allows: with a labelSelector no pod matches, n1 (16.25 points over) has
+// no evictable pod, so it adds 0 and is unreachable; with the defaults
+// (the profile named in Target not found) it is 2 again.
+func TestSummaryLowerBoundUsesTheProfilesEvictor(t *testing.T) {
+	tests := []struct {
+		name            string
+		profile         string
+		wantBound       int
+		wantUnreachable int
+	}{
+		{name: "profile's evictor protects every pod", profile: "hotspots", wantBound: 0, wantUnreachable: 1},
+		{name: "unknown profile: defaults", profile: "elsewhere", wantBound: 2, wantUnreachable: 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := configFor(t, fmt.Sprintf(hotspotPolicy, true, ""), 1)
+			args := *cfg.Profiles[0].EvictorArgs
+			args.LabelSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"evictable": "yes"}}
+			cfg.Profiles[0].EvictorArgs = &args
+			cfg.Target.Profile = tc.profile
+			s := run(t, cfg).Summary
+			if s.LowerBound != tc.wantBound || s.LowerBoundUnreachable != tc.wantUnreachable {
+				t.Errorf("lowerBound %d (unreachable %d), want %d (%d)",
+					s.LowerBound, s.LowerBoundUnreachable, tc.wantBound, tc.wantUnreachable)
+			}
+			if tc.wantBound == 0 && s.EvictionsOverLowerBound != nil {
+				t.Errorf("evictionsOverLowerBound = %v, want nil", *s.EvictionsOverLowerBound)
+			}
+		})
 	}
 }

@@ -37,8 +37,8 @@ func simulatedUsage(policy *api.DeschedulerPolicy) simulator.UsageConfig {
 }
 
 // lowNodeUtilization returns the args of the first enabled
-// LowNodeUtilization plugin, or nil.
-func lowNodeUtilization(policy *api.DeschedulerPolicy) *lownodeutilization.Args {
+// LowNodeUtilization plugin and the name of its profile, or nil.
+func lowNodeUtilization(policy *api.DeschedulerPolicy) (*lownodeutilization.Args, string) {
 	for _, prof := range policy.Profiles {
 		bal := prof.Plugins.Balance
 		if !slices.Contains(bal.Enabled, lownodeutilization.PluginName) ||
@@ -47,21 +47,22 @@ func lowNodeUtilization(policy *api.DeschedulerPolicy) *lownodeutilization.Args 
 		}
 		for _, pc := range prof.PluginConfig {
 			if a, ok := pc.Decoded.(*lownodeutilization.Args); ok && pc.Name == lownodeutilization.PluginName {
-				return a
+				return a, prof.Name
 			}
 		}
 	}
-	return nil
+	return nil, ""
 }
 
 // simulationTarget is the over-target rule of the first LowNodeUtilization
 // plugin (no figure without one) and the cooldown that repeated evictions
 // are counted against.
 func simulationTarget(policy *api.DeschedulerPolicy) (t simulator.Target, repeatCooldown time.Duration) {
-	a := lowNodeUtilization(policy)
+	a, profile := lowNodeUtilization(policy)
 	if a == nil {
 		return t, 0
 	}
+	t.Profile = profile
 	t.Thresholds = a.TargetThresholds.Clone()
 	t.Deviation = a.UseDeviationThresholds
 	t.Requests = a.Classification != nu.ClassifyUsage

@@ -133,6 +133,10 @@ func writeSummary(w io.Writer, s simulator.Summary) {
 	default:
 		fmt.Fprintf(w, "no node over target after %d cycle(s)\n", *s.CyclesUntilNoNodeOverTarget)
 	}
+	if len(s.Target) > 0 {
+		fmt.Fprintf(w, "lower bound: %d evictions (%d node(s) unreachable), evictions/lower bound: %s\n",
+			s.LowerBound, s.LowerBoundUnreachable, ratioColumn(s.EvictionsOverLowerBound))
+	}
 	fmt.Fprintf(w, "pods left pending: %d\n", s.PodsLeftPending)
 	if len(s.EvictionsPerWorkload) > 0 {
 		line := "evictions per workload: " + topWorkloads(s.EvictionsPerWorkload, 10)
@@ -162,6 +166,14 @@ func blocked(res *simulator.Result, cycle int) int {
 		}
 	}
 	return n
+}
+
+// ratioColumn is r with two decimals, "-" when nil.
+func ratioColumn(r *float64) string {
+	if r == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", *r)
 }
 
 func overTarget(s simulator.Stats) string {

@@ -37,7 +37,9 @@ profiles:
 // BenchmarkDecisionQuality simulates 48 cycles of 5m on generated hotspot
 // scenarios (500 nodes × 20 pods; 10% and 25% of the nodes hot; noise 0%
 // and 10%) under four policies, and reports what the decisions achieved
-// rather than how fast they were: evictions, cycles until no node was over
+// rather than how fast they were: evictions beside the lower bound (the
+// fewest that relieve every hot node of cycle 1, busiest evictable pods
+// first) and their ratio, cycles until no node was over
 // target (-1: never), repeated evictions of a workload within its
 // cooldown and within an hour, and the cpu usage spread at the end.
 func BenchmarkDecisionQuality(b *testing.B) {
@@ -84,6 +86,11 @@ func benchQuality(b *testing.B, p scenario.Params, policy string, noise float64)
 		clear = float64(*s.CyclesUntilNoNodeOverTarget)
 	}
 	b.ReportMetric(float64(s.TotalEvictions), "evictions")
+	b.ReportMetric(float64(s.LowerBound), "lower-bound")
+	b.ReportMetric(float64(s.LowerBoundUnreachable), "bound-unreachable")
+	if r := s.EvictionsOverLowerBound; r != nil {
+		b.ReportMetric(*r, "evictions/bound")
+	}
 	b.ReportMetric(clear, "cycles-to-clear")
 	b.ReportMetric(float64(res.End.Stats.NodesOverTarget), "over-at-end")
 	b.ReportMetric(float64(s.Repeated.WithinCooldown), "repeat-cooldown")

@@ -87,6 +87,9 @@ type Target struct {
 	// Requests and Usage say which views count: a node is over target when
 	// it is over in a view that counts (usage only where it is known).
 	Requests, Usage bool
+	// Profile is the name of the profile with that plugin: its
+	// DefaultEvictor says which pods the lower bound may count.
+	Profile string
 }
 
 // validate reports every problem of c.

@@ -63,6 +63,20 @@
 // only after the cycle, so a PDB allowing one disruption allows one
 // eviction per cycle. Terminal pods are never protected.
 //
+// # Lower bound
+//
+// Summary.LowerBound judges the decisions against the cluster of cycle 1
+// alone (lowerBound, hotNodes): every node over target (as
+// Stats.NodesOverTarget says, per view and resource) sheds pods that the
+// target profile's DefaultEvictor Filter allows, busiest first: while some
+// (view, resource) is over, the pod relieving the worst-over one most
+// goes, its relief subtracted from every resource (usage view: its
+// aggregated usage, its requests when unknown; request view: its
+// requests). A node that all its evictable pods cannot bring under target
+// adds them all and counts as unreachable. MetricResource is left out: a
+// pod's share of it is unknown. The greedy count is the bound the issue
+// defines (busiest first), not an exact minimum set cover over resources.
+//
 // # Determinism
 //
 // Every random choice (replacement names, the scheduler model's ties, the

@@ -136,6 +136,20 @@ type Summary struct {
 	CyclesUntilNoNodeOverTarget *int `json:"cyclesUntilNoNodeOverTarget"`
 	// PodsLeftPending is the number of pods no node could take at the end.
 	PodsLeftPending int `json:"podsLeftPending"`
+	// LowerBound is the fewest evictions that bring every node over target
+	// at the first cycle's start under target when each sheds its busiest
+	// evictable pods first (the profile's DefaultEvictor Filter decides
+	// which pods count; MetricResource is left out, a pod's share of it
+	// being unknown), computed from that cluster alone, never from what the
+	// strategy chose; 0 without a LowNodeUtilization plugin.
+	LowerBound int `json:"lowerBound"`
+	// LowerBoundUnreachable counts the nodes over target that no set of
+	// their evictable pods brings under target; each adds all its
+	// evictable pods to LowerBound.
+	LowerBoundUnreachable int `json:"lowerBoundUnreachable"`
+	// EvictionsOverLowerBound is TotalEvictions ÷ LowerBound, rounded to
+	// two decimals; nil when LowerBound is 0.
+	EvictionsOverLowerBound *float64 `json:"evictionsOverLowerBound"`
 }
 
 // Repeated counts repeated evictions of workloads (controller owners).

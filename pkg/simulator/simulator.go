@@ -24,6 +24,7 @@ type simulation struct {
 	runner  *descheduler.Runner
 	res     *Result
 	evicted []evictedPod
+	bound   Bound
 }
 
 // evictedPod is one simulated eviction, for the summary.
@@ -58,7 +59,7 @@ func Run(ctx context.Context, objs snapshot.Objects, start time.Time, cfg Config
 		return nil, err
 	}
 	s.res.Moves = append([]Move{}, s.cluster.moves...)
-	s.res.Summary = summarize(s.res, s.evicted, &cfg)
+	s.res.Summary = summarize(s.res, s.evicted, &cfg, s.bound)
 	return s.res, nil
 }
 
@@ -111,6 +112,11 @@ func (s *simulation) cycle(ctx context.Context, k int, t time.Time) error {
 		s.res.Errors = append(s.res.Errors, fmt.Sprintf("cycle %d: %v", k, e))
 	}
 	in := s.describe(rep.Initial)
+	if k == 1 {
+		if s.bound, err = firstBound(in, s.cfg.Target); err != nil {
+			return fmt.Errorf("cycle %d: %w", k, err)
+		}
+	}
 	cy := Cycle{Cycle: k, Time: t.UTC(), Evictions: explain.Evictions(k, rep), Pending: pending,
 		Nodes: explain.Nodes(ctx, in), Stats: stats(in, s.cfg.Target)}
 	cy.Stats.Pending = len(pending)

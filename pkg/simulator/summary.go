@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"math"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -13,7 +14,7 @@ import (
 func isBare(p *v1.Pod) bool { return metav1.GetControllerOf(p) == nil }
 
 // summarize computes the figures over the whole simulation.
-func summarize(res *Result, evicted []evictedPod, cfg *Config) Summary {
+func summarize(res *Result, evicted []evictedPod, cfg *Config, b Bound) Summary {
 	s := Summary{Cycles: cfg.Cycles, Interval: cfg.Interval.String(), Seed: cfg.Seed, Noise: cfg.Noise,
 		TotalEvictions: len(evicted), EvictionsPerWorkload: map[string]int{},
 		Repeated: repeated(evicted, cfg.repeatCooldown()), PodsLeftPending: len(res.End.Pending)}
@@ -37,6 +38,8 @@ func summarize(res *Result, evicted []evictedPod, cfg *Config) Summary {
 		s.CPURequests = Change{Start: spreadPtr(first.CPURequests), End: spreadPtr(res.End.Stats.CPURequests)}
 	}
 	s.CyclesUntilNoNodeOverTarget = cyclesUntilClear(res)
+	s.LowerBound, s.LowerBoundUnreachable = b.Evictions, b.Unreachable
+	s.EvictionsOverLowerBound = overBound(s.TotalEvictions, b.Evictions)
 	return s
 }
 
@@ -95,4 +98,14 @@ func cyclesUntilClear(res *Result) *int {
 		return &n
 	}
 	return nil
+}
+
+// overBound is evictions ÷ bound rounded to two decimals; nil when bound
+// is 0.
+func overBound(evictions, bound int) *float64 {
+	if bound == 0 {
+		return nil
+	}
+	r := math.Round(float64(evictions)*100/float64(bound)) / 100
+	return &r
 }

@@ -1,0 +1,178 @@
+package simulator
+
+import (
+	"fmt"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// pods builds reliefs of one dimension.
+func pods(dim string, reliefs ...float64) []map[string]float64 {
+	out := make([]map[string]float64, len(reliefs))
+	for i, r := range reliefs {
+		out[i] = map[string]float64{dim: r}
+	}
+	return out
+}
+
+func TestLowerBound(t *testing.T) {
+	const cpu, mem = "usage/cpu", "usage/memory"
+	tests := []struct {
+		name  string
+		nodes []hotNode
+		want  Bound
+	}{{
+		name:  "no node",
+		nodes: nil,
+		want:  Bound{},
+	}, {
+		// Under target everywhere (65 − 70 = −5): nothing to shed.
+		name:  "node under target",
+		nodes: []hotNode{{excess: map[string]float64{cpu: -5}, pods: pods(cpu, 10)}},
+		want:  Bound{},
+	}, {
+		// At target exactly (70 − 70 = 0) is not over.
+		name:  "node at target",
+		nodes: []hotNode{{excess: map[string]float64{cpu: 0}, pods: pods(cpu, 10)}},
+		want:  Bound{},
+	}, {
+		// 90% cpu, target 70: 20 over. Busiest first: 3, 15, 4, 8 sorted is
+		// 15, 8, 4, 3; 20 − 15 = 5 still over, 5 − 8 = −3: two pods.
+		name:  "busiest pods first",
+		nodes: []hotNode{{excess: map[string]float64{cpu: 20}, pods: pods(cpu, 3, 15, 4, 8)}},
+		want:  Bound{Evictions: 2},
+	}, {
+		// 20 over with pods 5 + 5 + 5 = 15 < 20: unreachable, all 3 count.
+		name:  "unreachable node counts all its evictable pods",
+		nodes: []hotNode{{excess: map[string]float64{cpu: 20}, pods: pods(cpu, 5, 5, 5)}},
+		want:  Bound{Evictions: 3, Unreachable: 1},
+	}, {
+		// Over target with no evictable pod: 0 pods, unreachable.
+		name:  "no evictable pod",
+		nodes: []hotNode{{excess: map[string]float64{cpu: 1}}},
+		want:  Bound{Unreachable: 1},
+	}, {
+		// cpu 10 over, memory 25 over; A{cpu 12, mem 2}, B{cpu 1, mem 15},
+		// C{cpu 2, mem 12}. Worst is memory 25: B (15) leaves cpu 9, mem
+		// 10. Worst is memory 10 (> cpu 9): C (12) leaves cpu 7, mem −2.
+		// Worst is cpu 7: A (12) leaves cpu −5. Three pods.
+		name: "worst-over resource first",
+		nodes: []hotNode{{excess: map[string]float64{cpu: 10, mem: 25}, pods: []map[string]float64{
+			{cpu: 12, mem: 2}, {cpu: 1, mem: 15}, {cpu: 2, mem: 12}}}},
+		want: Bound{Evictions: 3},
+	}, {
+		// A pod relieving the worst resource also relieves the other: cpu
+		// 10 over, memory 12 over; A{cpu 11, mem 13}, B{cpu 1, mem 1}.
+		// Worst memory 12: A leaves cpu −1, mem −1. One pod.
+		name: "one pod relieves both resources",
+		nodes: []hotNode{{excess: map[string]float64{cpu: 10, mem: 12}, pods: []map[string]float64{
+			{cpu: 11, mem: 13}, {cpu: 1, mem: 1}}}},
+		want: Bound{Evictions: 1},
+	}, {
+		// The request view is its own dimension: requests/cpu 6 over,
+		// usage/cpu 4 over; pod A{req 7, use 1}, B{req 1, use 5}. Worst is
+		// requests 6: A leaves req −1, use 3. Then usage 3: B leaves
+		// use −2. Two pods.
+		name: "both views",
+		nodes: []hotNode{{excess: map[string]float64{"requests/cpu": 6, cpu: 4}, pods: []map[string]float64{
+			{"requests/cpu": 7, cpu: 1}, {"requests/cpu": 1, cpu: 5}}}},
+		want: Bound{Evictions: 2},
+	}, {
+		// Sum over nodes: 2 (busiest first) + 3 (unreachable) + 0 (cool).
+		name: "sum over hot nodes",
+		nodes: []hotNode{
+			{excess: map[string]float64{cpu: 20}, pods: pods(cpu, 3, 15, 4, 8)},
+			{excess: map[string]float64{cpu: 20}, pods: pods(cpu, 5, 5, 5)},
+			{excess: map[string]float64{cpu: -1}, pods: pods(cpu, 5)},
+		},
+		want: Bound{Evictions: 5, Unreachable: 1},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := lowerBound(tc.nodes); got != tc.want {
+				t.Errorf("lowerBound = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestOverBound(t *testing.T) {
+	tests := []struct {
+		evictions, bound int
+		want             string
+	}{
+		{0, 0, "<nil>"},
+		{5, 0, "<nil>"},
+		// 193 ÷ 51 = 3.784… → 3.78.
+		{193, 51, "3.78"},
+		{2, 2, "1.00"},
+	}
+	for _, tc := range tests {
+		got := "<nil>"
+		if r := overBound(tc.evictions, tc.bound); r != nil {
+			got = fmt.Sprintf("%.2f", *r)
+		}
+		if got != tc.want {
+			t.Errorf("overBound(%d, %d) = %s, want %s", tc.evictions, tc.bound, got, tc.want)
+		}
+	}
+}
+
+// The hotspot cluster: n1 at 86.25% cpu usage against target 70 (16.25
+// points over) with evictable pods of 1100m = 13.75 points each: one pod
+// leaves 72.5 (over), two leave 58.75, so the bound is 2; no other node is
+// over in either view. The soft-tainted policy evicts exactly 2: ratio 1.
+func TestSummaryLowerBound(t *testing.T) {
+	res := run(t, configFor(t, fmt.Sprintf(hotspotPolicy, true, ""), 12))
+	s := res.Summary
+	if s.LowerBound != 2 || s.LowerBoundUnreachable != 0 {
+		t.Fatalf("lowerBound = %d (unreachable %d), want 2 (0)", s.LowerBound, s.LowerBoundUnreachable)
+	}
+	if s.EvictionsOverLowerBound == nil || *s.EvictionsOverLowerBound != float64(s.TotalEvictions)/2 {
+		t.Errorf("evictionsOverLowerBound = %v, want %d/2", s.EvictionsOverLowerBound, s.TotalEvictions)
+	}
+}
+
+// Without a target there is no bound and no ratio.
+func TestSummaryLowerBoundWithoutTarget(t *testing.T) {
+	cfg := configFor(t, fmt.Sprintf(hotspotPolicy, true, ""), 2)
+	cfg.Target = Target{}
+	s := run(t, cfg).Summary
+	if s.LowerBound != 0 || s.EvictionsOverLowerBound != nil {
+		t.Errorf("lowerBound %d, ratio %v: want 0 and nil", s.LowerBound, s.EvictionsOverLowerBound)
+	}
+}
+
+// The bound counts only the pods the target profile's DefaultEvictor
+// allows: with a labelSelector no pod matches, n1 (16.25 points over) has
+// no evictable pod, so it adds 0 and is unreachable; with the defaults
+// (the profile named in Target not found) it is 2 again.
+func TestSummaryLowerBoundUsesTheProfilesEvictor(t *testing.T) {
+	tests := []struct {
+		name            string
+		profile         string
+		wantBound       int
+		wantUnreachable int
+	}{
+		{name: "profile's evictor protects every pod", profile: "hotspots", wantBound: 0, wantUnreachable: 1},
+		{name: "unknown profile: defaults", profile: "elsewhere", wantBound: 2, wantUnreachable: 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := configFor(t, fmt.Sprintf(hotspotPolicy, true, ""), 1)
+			args := *cfg.Profiles[0].EvictorArgs
+			args.LabelSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"evictable": "yes"}}
+			cfg.Profiles[0].EvictorArgs = &args
+			cfg.Target.Profile = tc.profile
+			s := run(t, cfg).Summary
+			if s.LowerBound != tc.wantBound || s.LowerBoundUnreachable != tc.wantUnreachable {
+				t.Errorf("lowerBound %d (unreachable %d), want %d (%d)",
+					s.LowerBound, s.LowerBoundUnreachable, tc.wantBound, tc.wantUnreachable)
+			}
+			if tc.wantBound == 0 && s.EvictionsOverLowerBound != nil {
+				t.Errorf("evictionsOverLowerBound = %v, want nil", *s.EvictionsOverLowerBound)
+			}
+		})
+	}
+}

@@ -301,7 +301,8 @@ func TestV1alpha1SupportedStrategiesFollowRegistry(t *testing.T) {
 }
 
 func TestV1alpha1SeedExamples(t *testing.T) {
-	// Every example of seed 000 in one policy: nine enabled strategies, one
+	// Every v1alpha1 example of the kubernetes-sigs/descheduler README (up to
+	// v0.26, before v1alpha2) in one policy: nine enabled strategies, one
 	// disabled (HighNodeUtilization).
 	p, err := LoadFile("testdata/policies/v1alpha1-seed.yaml", testRegistry(t))
 	if err != nil {

@@ -178,7 +178,8 @@ func (h *HighNodeUtilization) nodeLimit() *int {
 	return h.args.EvictionLimits.Node
 }
 
-// abortReason returns why the strategy does nothing, or "" (seed 002 §4.1).
+// abortReason returns why the strategy does nothing, or "": the early
+// returns of kubernetes-sigs/descheduler's HighNodeUtilization Balance.
 func abortReason(cls nu.Classification, nodes, numberOfNodes int) string {
 	switch {
 	case len(cls.Under) == 0:

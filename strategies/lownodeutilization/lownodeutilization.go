@@ -153,7 +153,8 @@ func (l *LowNodeUtilization) nodeLimit() *int {
 	return l.args.EvictionLimits.Node
 }
 
-// abortReason returns why the strategy does nothing, or "" (seed 002 §4.1).
+// abortReason returns why the strategy does nothing, or "": the early
+// returns of kubernetes-sigs/descheduler's LowNodeUtilization Balance.
 func abortReason(cls nu.Classification, nodes, numberOfNodes int) string {
 	switch {
 	case len(cls.Under) == 0:

@@ -12,8 +12,9 @@ import (
 // Eviction order (as kubernetes-sigs/descheduler's
 // SortPodsBasedOnPriorityLowToHigh in pkg/descheduler/pod/pods.go):
 // priority ascending with pods without a priority first, then QoS class
-// BestEffort < Burstable < Guaranteed, then pods without the descheduler.alpha.kubernetes.io/prefer-no-eviction
-// annotation before those with it (upstream's reading of
+// BestEffort < Burstable < Guaranteed, then pods without the
+// descheduler.alpha.kubernetes.io/prefer-no-eviction annotation before
+// those with it (upstream's reading of
 // noEvictionPolicy Preferred, applied whatever the policy), then namespace
 // and name so that the order is total and reproducible.
 

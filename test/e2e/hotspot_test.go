@@ -128,15 +128,7 @@ func TestHotspotMetricsServer(t *testing.T) {
 		d := tc.runUsage("hot", usagePolicy("KubernetesMetrics", ""), "--descheduling-interval", "3s",
 			"--history-configmap", tc.name+"-hot")
 		gone := d.waitEviction(before)
-		onHot := map[string]bool{}
-		for _, p := range tc.onNode(before, "n1") {
-			onHot[p.Name] = true
-		}
-		for _, name := range gone {
-			if !onHot[name] {
-				t.Fatalf("evicted %s from a cool node; gone %v", name, gone)
-			}
-		}
+		tc.requireEvictedFrom(before, gone, "n1")
 		tc.waitTaint("n1", softTaintKey, true)
 		// The soft taint is applied before the cycle's evictions, so the
 		// replacement is scheduled with it in place and must avoid the node

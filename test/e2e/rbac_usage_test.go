@@ -39,15 +39,7 @@ func TestManifestRBACSoftTaintAndMetrics(t *testing.T) {
 	policy := tc.policyWith(metricsServerProvider, hotspotProfile(fmt.Sprintf(hotspotMetrics, "KubernetesMetrics"), ""))
 	u := tc.runUsage("serviceaccount", policy, "--kubeconfig", kubeconfig, "--descheduling-interval", "3s")
 	gone := u.waitEviction(before)
-	onHot := map[string]bool{}
-	for _, p := range tc.onNode(before, "n1") {
-		onHot[p.Name] = true
-	}
-	for _, name := range gone {
-		if !onHot[name] {
-			t.Fatalf("evicted %s from a cool node; gone %v", name, gone)
-		}
-	}
+	tc.requireEvictedFrom(before, gone, "n1")
 	tc.waitTaint("n1", softTaintKey, true)
 	u.cycles(u.count(msgCycleDone) + 1) // the history written after the eviction's cycle
 	if code := u.stop(); code != 0 {

@@ -184,3 +184,18 @@ func (tc *tcase) onNode(pods []corev1.Pod, suffix string) []corev1.Pod {
 	}
 	return out
 }
+
+// requireEvictedFrom fails the test unless every pod of gone was bound to
+// the case's node suffix in before.
+func (tc *tcase) requireEvictedFrom(before []corev1.Pod, gone []string, suffix string) {
+	tc.t.Helper()
+	on := map[string]bool{}
+	for _, p := range tc.onNode(before, suffix) {
+		on[p.Name] = true
+	}
+	for _, name := range gone {
+		if !on[name] {
+			tc.t.Fatalf("evicted %s from a node other than %s; gone %v", name, suffix, gone)
+		}
+	}
+}

@@ -32,6 +32,13 @@ type Options struct {
 	WorkDir string
 	// Logf reports progress (e.g. log.Printf); nil is silent.
 	Logf func(format string, args ...any)
+	// APIServerOnly starts etcd and kube-apiserver only (no scheduler,
+	// controller manager or kwok): the caller creates objects with their
+	// final status itself, e.g. the live scale benchmark (test/e2e/scale).
+	APIServerOnly bool
+	// EtcdArgs and APIServerArgs are appended to the components' flags
+	// (a later flag overrides an earlier one).
+	EtcdArgs, APIServerArgs []string
 }
 
 // Cluster is a running control plane.
@@ -58,13 +65,17 @@ type Cluster struct {
 var Binaries = []string{"etcd", "kube-apiserver", "kube-scheduler", "kube-controller-manager", "kwok"}
 
 // Start brings the control plane up and waits until pods can be created (the
-// default ServiceAccount exists), the scheduler and kwok are healthy. On
+// default ServiceAccount exists), the scheduler and kwok are healthy (with
+// APIServerOnly: until kube-apiserver is ready). On
 // error everything started so far is stopped.
 func Start(ctx context.Context, o Options) (*Cluster, error) {
 	if o.Logf == nil {
 		o.Logf = func(string, ...any) {}
 	}
 	for _, b := range Binaries {
+		if o.APIServerOnly && b != "etcd" && b != "kube-apiserver" {
+			continue
+		}
 		if _, err := os.Stat(filepath.Join(o.BinDir, b)); err != nil {
 			return nil, fmt.Errorf("binary %s missing in %s (run hack/e2e-binaries.sh): %w", b, o.BinDir, err)
 		}
@@ -101,11 +112,13 @@ func (c *Cluster) start(ctx context.Context) error {
 	if err := c.startAPIServer(ctx); err != nil {
 		return err
 	}
-	if err := c.startControllers(); err != nil {
-		return err
-	}
-	if err := c.waitControllers(ctx); err != nil {
-		return err
+	if !c.opts.APIServerOnly {
+		if err := c.startControllers(); err != nil {
+			return err
+		}
+		if err := c.waitControllers(ctx); err != nil {
+			return err
+		}
 	}
 	c.opts.Logf("control plane ready in %s (logs in %s)", time.Since(started).Round(time.Millisecond), c.LogDir)
 	return nil

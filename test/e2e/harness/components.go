@@ -20,13 +20,13 @@ const startTimeout = 90 * time.Second
 func (c *Cluster) startEtcd(ctx context.Context) error {
 	client := "http://127.0.0.1:" + strconv.Itoa(c.ports["etcd"])
 	peer := "http://127.0.0.1:" + strconv.Itoa(c.ports["etcd-peer"])
-	p, err := c.StartProcess("etcd", c.Bin("etcd"),
+	p, err := c.StartProcess("etcd", c.Bin("etcd"), append([]string{
 		"--name", "e2e",
 		"--data-dir", filepath.Join(c.opts.WorkDir, "etcd"),
 		"--listen-client-urls", client, "--advertise-client-urls", client,
 		"--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
-		"--initial-cluster", "e2e="+peer,
-		"--unsafe-no-fsync", "--log-level", "warn")
+		"--initial-cluster", "e2e=" + peer,
+		"--unsafe-no-fsync", "--log-level", "warn"}, c.opts.EtcdArgs...)...)
 	if err != nil {
 		return err
 	}
@@ -35,8 +35,8 @@ func (c *Cluster) startEtcd(ctx context.Context) error {
 
 func (c *Cluster) startAPIServer(ctx context.Context) error {
 	pki := c.PKI
-	p, err := c.StartProcess("kube-apiserver", c.Bin("kube-apiserver"),
-		"--etcd-servers", "http://127.0.0.1:"+strconv.Itoa(c.ports["etcd"]),
+	p, err := c.StartProcess("kube-apiserver", c.Bin("kube-apiserver"), append([]string{
+		"--etcd-servers", "http://127.0.0.1:" + strconv.Itoa(c.ports["etcd"]),
 		"--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1",
 		"--secure-port", strconv.Itoa(c.ports["kube-apiserver"]),
 		"--cert-dir", filepath.Join(c.opts.WorkDir, "apiserver-certs"),
@@ -56,7 +56,7 @@ func (c *Cluster) startAPIServer(ctx context.Context) error {
 		"--proxy-client-key-file", pki.FrontProxyClientKey,
 		"--endpoint-reconciler-type", "none",
 		"--allow-privileged=true",
-		"--v", "1")
+		"--v", "1"}, c.opts.APIServerArgs...)...)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,198 @@
+// Command scale is the live scale benchmark (`make bench-live`): it starts
+// etcd and kube-apiserver with the e2e harness, creates NODES nodes and
+// NODES*PODS_PER_NODE realistic pods (about 4 KB each, Running and Ready,
+// owned by ReplicaSets) through the API, serves their usage through a
+// metrics.k8s.io test server, then runs the descheduler binary (dry run,
+// all ten strategies, LowNodeUtilization by metrics-server usage) for
+// CYCLES cycles with usage and prints one summary line: load time, time to
+// the first cycle, cycle p50/max, the descheduler's peak RSS, the API
+// server's peak RSS and the LIST requests of our start.
+//
+// Environment:
+//
+//	NODES=1000 PODS_PER_NODE=30  cluster size
+//	CYCLES=3                     cycles with usage to measure
+//	WORKERS=48                   concurrent API requests of the loader
+//	WATCHLIST=1                  run the descheduler with client-go's WatchListClient on
+//	E2E_BIN_DIR, E2E_DESCHEDULER as for the e2e suite; BENCH_KEEP=1 keeps the work directory
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/usage-descheduler/descheduler/test/e2e/harness"
+)
+
+// settings are the benchmark's knobs (environment variables).
+type settings struct {
+	nodes, podsPerNode, cycles, workers int
+	watchList, keep                     bool
+	binDir, descheduler                 string
+}
+
+func envInt(name string, def int) (int, error) {
+	v := os.Getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%s=%q: want a positive integer", name, v)
+	}
+	return n, nil
+}
+
+func readSettings() (settings, error) {
+	s := settings{watchList: os.Getenv("WATCHLIST") == "1", keep: os.Getenv("BENCH_KEEP") == "1",
+		binDir: os.Getenv("E2E_BIN_DIR"), descheduler: os.Getenv("E2E_DESCHEDULER")}
+	var errs []error
+	for _, f := range []struct {
+		name string
+		def  int
+		dst  *int
+	}{{"NODES", 1000, &s.nodes}, {"PODS_PER_NODE", 30, &s.podsPerNode}, {"CYCLES", 3, &s.cycles}, {"WORKERS", 48, &s.workers}} {
+		v, err := envInt(f.name, f.def)
+		errs = append(errs, err)
+		*f.dst = v
+	}
+	if s.binDir == "" {
+		home, _ := os.UserHomeDir()
+		s.binDir = filepath.Join(home, ".cache", "usage-descheduler", "k8s-v1.34.4")
+	}
+	return s, errors.Join(errs...)
+}
+
+func main() {
+	log.SetFlags(log.Ltime | log.Lmicroseconds)
+	log.SetPrefix("bench-live: ")
+	s, err := readSettings()
+	if err != nil {
+		log.Fatal(err)
+	}
+	os.Exit(run(s))
+}
+
+func run(s settings) int {
+	work, err := os.MkdirTemp("", "usage-descheduler-bench-live-")
+	if err != nil {
+		log.Printf("creating the work directory: %v", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	res, err := benchmark(ctx, s, work)
+	harness.KillAll()
+	if err != nil {
+		log.Printf("FAILED: %v (work directory kept: %s)", err, work)
+		return 1
+	}
+	fmt.Println(res.summary())
+	if s.keep {
+		log.Printf("work directory kept: %s", work)
+	} else {
+		_ = os.RemoveAll(work)
+	}
+	return 0
+}
+
+// benchmark starts the control plane, loads the cluster and measures one
+// descheduler run.
+func benchmark(ctx context.Context, s settings, work string) (*result, error) {
+	built := make(chan error, 1)
+	go func() { built <- buildDescheduler(&s, work) }()
+	cluster, err := harness.Start(ctx, harness.Options{BinDir: s.binDir, WorkDir: work, Logf: log.Printf,
+		APIServerOnly: true,
+		EtcdArgs:      []string{"--quota-backend-bytes", strconv.Itoa(8 << 30)},
+		APIServerArgs: []string{"--max-requests-inflight", "1000", "--max-mutating-requests-inflight", "500"}})
+	if err != nil {
+		<-built
+		return nil, fmt.Errorf("starting the control plane: %w", err)
+	}
+	defer cluster.Stop()
+	if err := <-built; err != nil {
+		return nil, err
+	}
+	metrics, err := harness.StartMetricsAPI()
+	if err != nil {
+		return nil, err
+	}
+	defer metrics.Close()
+	if err := metrics.Register(ctx, cluster); err != nil {
+		return nil, err
+	}
+	client, err := loaderClient(cluster.RESTConfig)
+	if err != nil {
+		return nil, err
+	}
+	res := &result{nodes: s.nodes, pods: s.nodes * s.podsPerNode, watchList: s.watchList}
+	l := &loader{client: client, workers: s.workers, layout: layout{nodes: s.nodes, podsPerNode: s.podsPerNode}, metrics: metrics}
+	started := time.Now()
+	if err := l.load(ctx); err != nil {
+		return nil, fmt.Errorf("loading the cluster: %w", err)
+	}
+	res.load = time.Since(started)
+	log.Printf("loaded %d nodes and %d pods in %s", res.nodes, res.pods, res.load.Round(100*time.Millisecond))
+	if res.podBytes, err = podWireSize(ctx, cluster); err != nil {
+		return nil, err
+	}
+	if err := measureRun(ctx, s, cluster, work, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// buildDescheduler builds ./cmd/descheduler of the product module unless
+// E2E_DESCHEDULER names a binary.
+func buildDescheduler(s *settings, work string) error {
+	if s.descheduler != "" {
+		return nil
+	}
+	root, err := productRoot()
+	if err != nil {
+		return err
+	}
+	out := filepath.Join(work, "descheduler")
+	if _, err := harness.RunOutput(root, "go", "build", "-o", out, "./cmd/descheduler"); err != nil {
+		return fmt.Errorf("building the descheduler: %w", err)
+	}
+	s.descheduler = out
+	return nil
+}
+
+// productRoot is the directory of the product's go.mod, two levels above
+// test/e2e (the benchmark runs from test/e2e).
+func productRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if data, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil &&
+			firstLineIs(string(data), "module github.com/usage-descheduler/descheduler") {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("no product go.mod above %s", dir)
+		}
+	}
+}
+
+// firstLineIs reports whether the first line starting with "module " is want.
+func firstLineIs(goMod, want string) bool {
+	for _, line := range strings.Split(goMod, "\n") {
+		if line = strings.TrimSpace(line); strings.HasPrefix(line, "module ") {
+			return line == want
+		}
+	}
+	return false
+}

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"testing"
+	"time"
+)
+
+func TestParseStatus(t *testing.T) {
+	text := "Name:\tdescheduler\nVmPeak:\t 2000000 kB\nVmHWM:\t  812344 kB\nVmRSS:\t  700000 kB\nThreads:\t12\n"
+	m, err := parseStatus(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.hwmKiB != 812344 || m.rssKiB != 700000 {
+		t.Errorf("got %+v", m)
+	}
+	if _, err := parseStatus("Name:\tx\nVmRSS:\t 1 kB\n"); err == nil {
+		t.Error("VmHWM missing: want an error")
+	}
+}
+
+func TestParseCPUTicks(t *testing.T) {
+	// Fields 14 and 15 (utime 150, stime 25) after a command name with a space.
+	stat := "4242 (my proc) S 1 4242 4242 0 -1 4194560 100 0 0 0 150 25 0 0 20 0 12 0 1000 0 0"
+	got, err := parseCPUTicks(stat)
+	if err != nil || got != 175 {
+		t.Errorf("parseCPUTicks = %d, %v; want 175", got, err)
+	}
+}
+
+func TestParseCycles(t *testing.T) {
+	log := `I1125 20:53:23.153765   21425 runner.go:92] "Cycle finished" evicted=0 attempted=0 errors=0 duration="26.389017ms"
+I1125 20:53:33.100000   21425 lownodeutilization.go:80] "Nodes classified" profile="all" strategy="LowNodeUtilization" plugin="LowNodeUtilization" classification="Usage" underutilized=20 overutilized=0 appropriate=30
+I1125 20:53:33.169661   21425 runner.go:92] "Cycle finished" evicted=0 attempted=0 errors=0 duration="15.03075ms"
+I1125 20:53:43.100000   21425 highnodeutilization.go:81] "Nodes classified" profile="all" strategy="HighNodeUtilization" underutilized=0 overutilized=50 appropriate=0
+I1125 20:53:43.180128   21425 lownodeutilization.go:80] "Nodes classified" profile="all" strategy="LowNodeUtilization" plugin="LowNodeUtilization" classification="Usage" underutilized=20 overutilized=5 appropriate=25
+I1125 20:53:43.180352   21425 runner.go:92] "Cycle finished" evicted=0 attempted=5 errors=0 duration="1.2s"
+`
+	cycles, err := parseCycles(log, 2026, time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cycles) != 3 {
+		t.Fatalf("got %d cycles, want 3", len(cycles))
+	}
+	want := []cycle{
+		{time.Date(2026, 11, 25, 20, 53, 23, 153765000, time.UTC), 26389017 * time.Nanosecond, false},
+		// HighNodeUtilization's overutilized=50 does not count, nor LNU's overutilized=0.
+		{time.Date(2026, 11, 25, 20, 53, 33, 169661000, time.UTC), 15030750 * time.Nanosecond, false},
+		{time.Date(2026, 11, 25, 20, 53, 43, 180352000, time.UTC), 1200 * time.Millisecond, true},
+	}
+	for i := range want {
+		if !cycles[i].at.Equal(want[i].at) || cycles[i].duration != want[i].duration || cycles[i].afterUsage != want[i].afterUsage {
+			t.Errorf("cycle %d = %+v, want %+v", i, cycles[i], want[i])
+		}
+	}
+	if usageCycles(cycles) != 1 {
+		t.Errorf("usageCycles = %d, want 1", usageCycles(cycles))
+	}
+	if _, err := parseCycles(`"Cycle finished" without header`, 2026, time.UTC); err == nil {
+		t.Error("a cycle line without header: want an error")
+	}
+}
+
+func TestFillCycles(t *testing.T) {
+	start := time.Date(2026, 11, 25, 20, 0, 0, 0, time.UTC)
+	res := &result{}
+	fillCycles(res, []cycle{
+		{start.Add(2 * time.Second), 100 * time.Millisecond, false},
+		{start.Add(30 * time.Second), 900 * time.Millisecond, true},
+		{start.Add(40 * time.Second), 700 * time.Millisecond, true},
+	}, start)
+	if res.firstCycle != 2*time.Second || res.firstUsageCycle != 30*time.Second || len(res.cycles) != 2 {
+		t.Errorf("got first %s, first with usage %s, %d cycles", res.firstCycle, res.firstUsageCycle, len(res.cycles))
+	}
+}
+
+func TestPercentile(t *testing.T) {
+	ds := []time.Duration{5, 1, 4, 2, 3}
+	// Nearest rank: p50 of 5 values is the 3rd smallest, p100 the largest.
+	for _, c := range []struct {
+		p    float64
+		want time.Duration
+	}{{50, 3}, {100, 5}, {0, 1}, {90, 5}} {
+		if got := percentile(ds, c.p); got != c.want {
+			t.Errorf("percentile(%v) = %d, want %d", c.p, got, c.want)
+		}
+	}
+	if percentile(nil, 50) != 0 {
+		t.Error("percentile of nothing: want 0")
+	}
+}
+
+func TestRequestCounts(t *testing.T) {
+	text := `# HELP apiserver_request_total x
+apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="pods",scope="cluster",subresource="",verb="LIST",version="v1"} 3
+apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="pods",scope="namespace",subresource="",verb="LIST",version="v1"} 2
+apiserver_request_total{code="200",component="apiserver",dry_run="",group="policy",resource="poddisruptionbudgets",scope="cluster",subresource="",verb="LIST",version="v1"} 1
+apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="pods",scope="cluster",subresource="",verb="WATCH",version="v1"} 7
+`
+	got := requestCounts(text, "LIST")
+	if len(got) != 2 || got["/pods"] != 5 || got["policy/poddisruptionbudgets"] != 1 {
+		t.Errorf("LIST counts = %v", got)
+	}
+	before := map[string]float64{"/pods": 2}
+	d := diffCounts(before, got)
+	if d["/pods"] != 3 || d["policy/poddisruptionbudgets"] != 1 {
+		t.Errorf("diff = %v", d)
+	}
+	if s := formatCounts(d); s != "4 (/pods 3, policy/poddisruptionbudgets 1)" {
+		t.Errorf("formatCounts = %q", s)
+	}
+}

@@ -1,0 +1,229 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/usage-descheduler/descheduler/test/e2e/harness"
+)
+
+// policy is deploy/examples/all-strategies-usage.yaml with the usage
+// window of a short run: metrics-server polled every 10 s, 2 samples
+// before the strategies classify, hot nodes sources after 15 s over target.
+const policy = `apiVersion: descheduler/v1alpha2
+kind: DeschedulerPolicy
+maxNoOfPodsToEvictPerNode: 5
+metricsProviders:
+  - source: KubernetesMetrics
+profiles:
+  - name: all
+    pluginConfig:
+      - name: DefaultEvictor
+        args:
+          nodeFit: true
+      - name: RemovePodsViolatingNodeAffinity
+        args:
+          nodeAffinityType: [requiredDuringSchedulingIgnoredDuringExecution]
+      - name: RemovePodsHavingTooManyRestarts
+        args:
+          podRestartThreshold: 10
+      - name: PodLifeTime
+        args:
+          maxPodLifeTimeSeconds: 604800
+      - name: LowNodeUtilization
+        args:
+          thresholds: {cpu: 40, memory: 50, pods: 50}
+          targetThresholds: {cpu: 70, memory: 80, pods: 80}
+          metricsUtilization: {source: KubernetesMetrics, window: 1m, pollInterval: 10s, minSamples: 2, maxStaleness: 30s}
+          hysteresis: {overFor: 15s}
+          classification: Usage
+          softTaint:
+            enabled: true
+            scope: NotUnderutilized
+      - name: HighNodeUtilization
+        args:
+          thresholds: {cpu: 20, memory: 20, pods: 20}
+          metricsUtilization: {source: KubernetesMetrics, window: 1m, pollInterval: 10s, minSamples: 2, maxStaleness: 30s}
+          classification: Usage
+    plugins:
+      deschedule:
+        enabled:
+          - RemovePodsViolatingNodeTaints
+          - RemovePodsViolatingNodeAffinity
+          - RemovePodsViolatingInterPodAntiAffinity
+          - RemovePodsHavingTooManyRestarts
+          - PodLifeTime
+          - RemoveFailedPods
+      balance:
+        enabled:
+          - RemoveDuplicates
+          - RemovePodsViolatingTopologySpreadConstraint
+          - LowNodeUtilization
+          - HighNodeUtilization
+`
+
+// interval is the descheduling interval of the measured run.
+const interval = 10 * time.Second
+
+// result is what one benchmark measured.
+type result struct {
+	nodes, pods      int
+	watchList        bool
+	load             time.Duration
+	podBytes         int
+	firstCycle       time.Duration // process start to the first "Cycle finished"
+	firstUsageCycle  time.Duration // process start to the first cycle after "Nodes classified"
+	cycles           []time.Duration
+	peakRSS, cpu     float64            // MiB (VmHWM), CPU seconds of the whole run
+	apiBase, apiPeak float64            // MiB: API server VmRSS before our start, highest during the run
+	lists, watches   map[string]float64 // requests from our start to the first cycle, by group/resource
+}
+
+func (r *result) summary() string {
+	return fmt.Sprintf("bench-live: nodes=%d pods=%d podBytes=%d load=%s firstCycle=%s firstUsageCycle=%s "+
+		"cycles=%d cycleP50=%s cycleMax=%s peakRSS=%.0fMiB cpu=%.1fs apiserverRSS=%.0fMiB apiserverPeakRSS=%.0fMiB "+
+		"apiserverRSSIncrease=%.0fMiB startLISTs=%s startWATCHes=%s watchList=%t",
+		r.nodes, r.pods, r.podBytes, r.load.Round(100*time.Millisecond), r.firstCycle.Round(10*time.Millisecond),
+		r.firstUsageCycle.Round(10*time.Millisecond), len(r.cycles), percentile(r.cycles, 50).Round(time.Millisecond),
+		percentile(r.cycles, 100).Round(time.Millisecond), r.peakRSS, r.cpu, r.apiBase, r.apiPeak, r.apiPeak-r.apiBase,
+		formatCounts(r.lists), formatCounts(r.watches), r.watchList)
+}
+
+// podWireSize is the JSON size of one pod as the API returns it (with
+// managedFields and the status).
+func podWireSize(ctx context.Context, c *harness.Cluster) (int, error) {
+	data, err := c.Client.CoreV1().RESTClient().Get().AbsPath("/api/v1/namespaces", namespaceName(0), "pods", podName(0, 0)).
+		SetHeader("Accept", "application/json").DoRaw(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("getting a pod: %w", err)
+	}
+	return len(data), nil
+}
+
+func apiserverMetrics(ctx context.Context, c *harness.Cluster) (string, error) {
+	data, err := c.Client.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return "", fmt.Errorf("reading the API server's metrics: %w", err)
+	}
+	return string(data), nil
+}
+
+func apiserverPID(c *harness.Cluster) (int, error) {
+	for _, p := range c.Processes() {
+		if p.Name == "kube-apiserver" {
+			return p.PID(), nil
+		}
+	}
+	return 0, fmt.Errorf("no kube-apiserver process")
+}
+
+// measureRun runs the descheduler until s.cycles cycles with usage have
+// finished, sampling its memory and the API server's every 100 ms.
+func measureRun(ctx context.Context, s settings, c *harness.Cluster, work string, res *result) error {
+	policyFile := filepath.Join(work, "policy.yaml")
+	if err := os.WriteFile(policyFile, []byte(policy), 0o600); err != nil {
+		return fmt.Errorf("writing the policy: %w", err)
+	}
+	apiPID, err := apiserverPID(c)
+	if err != nil {
+		return err
+	}
+	before, err := apiserverMetrics(ctx, c)
+	if err != nil {
+		return err
+	}
+	base, err := readStatus(apiPID)
+	if err != nil {
+		return fmt.Errorf("reading the API server's memory: %w", err)
+	}
+	res.apiBase = float64(base.rssKiB) / 1024
+	var env []string
+	if s.watchList {
+		env = append(env, "KUBE_FEATURE_WatchListClient=true")
+	}
+	logPath := filepath.Join(c.LogDir, "descheduler.log")
+	started := time.Now()
+	p, err := harness.StartProcessEnv("descheduler", logPath, env, s.descheduler,
+		"--policy-config-file", policyFile, "--kubeconfig", c.Kubeconfig, "--secure-port", "0",
+		"--dry-run", "--descheduling-interval", interval.String(), "-v", "2")
+	if err != nil {
+		return err
+	}
+	defer p.Stop(5 * time.Second)
+	apiSampler := startSampler(apiPID, 100*time.Millisecond)
+	ownSampler := startSampler(p.PID(), 100*time.Millisecond)
+	var listsAtFirst map[string]float64
+	deadline := time.Now().Add(time.Duration(s.cycles+8)*interval + 2*time.Minute)
+	var cycles []cycle
+	for {
+		data, _ := os.ReadFile(logPath)
+		if cycles, err = parseCycles(string(data), started.Year(), time.Local); err != nil {
+			return err
+		}
+		if listsAtFirst == nil && len(cycles) > 0 {
+			m, err := apiserverMetrics(ctx, c)
+			if err != nil {
+				return err
+			}
+			listsAtFirst = diffCounts(requestCounts(before, "LIST"), requestCounts(m, "LIST"))
+			res.watches = diffCounts(requestCounts(before, "WATCH"), requestCounts(m, "WATCH"))
+		}
+		if usageCycles(cycles) >= s.cycles {
+			break
+		}
+		select {
+		case <-p.Done():
+			return fmt.Errorf("the descheduler exited with %d; last lines:\n%s", p.ExitCode(), p.Tail(30))
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%d cycles with usage not reached in time (%d cycles); last lines:\n%s", s.cycles, len(cycles), p.Tail(20))
+		}
+	}
+	res.peakRSS, _, res.cpu = finishOwn(ownSampler)
+	apiPeak, _, _ := apiSampler.finish()
+	res.apiPeak = apiPeak
+	res.lists = listsAtFirst
+	fillCycles(res, cycles, started)
+	log.Printf("descheduler log: %s", logPath)
+	return nil
+}
+
+// finishOwn returns the descheduler's peak: the kernel's VmHWM is exact,
+// the 100 ms VmRSS samples a lower bound.
+func finishOwn(s *sampler) (peakMiB, rssMiB, cpu float64) {
+	rss, hwm, cpu := s.finish()
+	return max(hwm, rss), rss, cpu
+}
+
+func usageCycles(cycles []cycle) int {
+	n := 0
+	for _, c := range cycles {
+		if c.afterUsage {
+			n++
+		}
+	}
+	return n
+}
+
+// fillCycles records the time to the first cycle, to the first cycle with
+// usage and the durations of the cycles with usage.
+func fillCycles(res *result, cycles []cycle, started time.Time) {
+	for _, c := range cycles {
+		if res.firstCycle == 0 {
+			res.firstCycle = c.at.Sub(started)
+		}
+		if c.afterUsage {
+			if res.firstUsageCycle == 0 {
+				res.firstUsageCycle = c.at.Sub(started)
+			}
+			res.cycles = append(res.cycles, c.duration)
+		}
+	}
+}

@@ -25,6 +25,13 @@ type loader struct {
 	workers int
 	layout  layout
 	metrics *harness.MetricsAPI
+	// etcd, when set, receives all pods but the first of every ReplicaSet
+	// (see etcdload.go); nil creates every pod through the API.
+	etcd *etcdWriter
+	// apiPods and apiPodsTime are the pods created through the API and
+	// how long they took.
+	apiPods     int
+	apiPodsTime time.Duration
 }
 
 // loaderClient is a protobuf client without client-side rate limiting (the
@@ -128,14 +135,46 @@ func (l *loader) load(ctx context.Context) error {
 		return err
 	}
 	log.Printf("%d ReplicaSets created in %s", len(uids), since(started))
+	return l.loadPods(ctx, uids, now)
+}
+
+// loadPods creates the pods: all through the API, or with the etcd fast
+// path the first of every ReplicaSet through the API and the rest as its
+// copies in etcd.
+func (l *loader) loadPods(ctx context.Context, uids []types.UID, now metav1.Time) error {
+	viaAPI, step := l.layout.pods(), 1
+	if l.etcd != nil {
+		viaAPI, step = len(uids), podsPerRS
+	}
+	templates := make([]*corev1.Pod, len(uids))
 	var done atomic.Int64
-	stopProgress := progress(&done, l.layout.pods(), "pods")
-	defer stopProgress()
-	return parallel(ctx, l.layout.pods(), l.workers, func(ctx context.Context, i int) error {
-		err := l.pod(ctx, i, uids[i/podsPerRS], now)
+	stopProgress := progress(&done, viaAPI, "pods through the API")
+	started := time.Now()
+	err := parallel(ctx, viaAPI, l.workers, func(ctx context.Context, k int) error {
+		i := k * step
+		p, err := l.pod(ctx, i, uids[i/podsPerRS], now)
+		if err == nil && i%podsPerRS == 0 {
+			templates[i/podsPerRS] = p
+		}
 		done.Add(1)
 		return err
 	})
+	stopProgress()
+	l.apiPods, l.apiPodsTime = viaAPI, time.Since(started)
+	log.Printf("%d pods created through the API in %s (%.0f pods/s)", viaAPI, since(started), float64(viaAPI)/time.Since(started).Seconds())
+	if err != nil || l.etcd == nil {
+		return err
+	}
+	started = time.Now()
+	if err := l.writeSiblings(ctx, l.etcd, templates, 200); err != nil {
+		return err
+	}
+	log.Printf("%d pods written to etcd in %s", l.layout.pods()-viaAPI, since(started))
+	if err := l.waitPods(ctx, l.layout.pods()); err != nil {
+		return err
+	}
+	log.Printf("the API server lists all %d pods after %s", l.layout.pods(), since(started))
+	return nil
 }
 
 // progress logs every 10 s how many of total are done until stopped.
@@ -212,7 +251,8 @@ func podUsage(i, node int) (cpuMilli, memMi int64) {
 	return int64(float64(podCPUMilli(i)) * f), int64(float64(podMemoryMi(i)) * min(f, 1.2))
 }
 
-func (l *loader) pod(ctx context.Context, i int, rsUID types.UID, now metav1.Time) error {
+// pod creates pod i through the API, writes its status and returns it.
+func (l *loader) pod(ctx context.Context, i int, rsUID types.UID, now metav1.Time) (*corev1.Pod, error) {
 	nodeIndex, slot, rs := l.layout.place(i)
 	p := newPod(i, rs, rsUID, nodeName(nodeIndex))
 	var created *corev1.Pod
@@ -223,16 +263,17 @@ func (l *loader) pod(ctx context.Context, i int, rsUID types.UID, now metav1.Tim
 		}
 		return err
 	}); err != nil {
-		return fmt.Errorf("creating pod %s/%s: %w", p.Namespace, p.Name, err)
+		return nil, fmt.Errorf("creating pod %s/%s: %w", p.Namespace, p.Name, err)
 	}
 	podStatus(created, nodeIndex, slot, now)
-	if err := retry(ctx, func() error {
-		_, err := l.client.CoreV1().Pods(p.Namespace).UpdateStatus(ctx, created, metav1.UpdateOptions{})
+	var final *corev1.Pod
+	if err := retry(ctx, func() (err error) {
+		final, err = l.client.CoreV1().Pods(p.Namespace).UpdateStatus(ctx, created, metav1.UpdateOptions{})
 		return err
 	}); err != nil {
-		return fmt.Errorf("writing the status of pod %s/%s: %w", p.Namespace, p.Name, err)
+		return nil, fmt.Errorf("writing the status of pod %s/%s: %w", p.Namespace, p.Name, err)
 	}
 	c, m := podUsage(i, nodeIndex)
 	l.metrics.SetPodUsage(p.Namespace, p.Name, milli(c), mebi(m))
-	return nil
+	return final, nil
 }

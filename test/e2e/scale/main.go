@@ -13,8 +13,13 @@
 //	NODES=1000 PODS_PER_NODE=30  cluster size
 //	CYCLES=3                     cycles with usage to measure
 //	WORKERS=48                   concurrent API requests of the loader
-//	WATCHLIST=1                  run the descheduler with client-go's WatchListClient on
-//	E2E_BIN_DIR, E2E_DESCHEDULER as for the e2e suite; BENCH_KEEP=1 keeps the work directory
+//	WATCHLIST=1|both             run the descheduler with client-go's WatchListClient on
+//	                             (both: once off, once on, against the same cluster)
+//	LOAD=etcd                    etcd: one pod per ReplicaSet through the API, the rest
+//	                             written to etcd (etcdload.go); api: every pod through the API
+//	E2E_DESCHEDULER=BIN[,BIN...] prebuilt binaries, each measured in turn against the
+//	                             same loaded cluster (default: build ./cmd/descheduler)
+//	E2E_BIN_DIR as for the e2e suite; BENCH_KEEP=1 keeps the work directory
 package main
 
 import (
@@ -22,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -36,8 +42,10 @@ import (
 // settings are the benchmark's knobs (environment variables).
 type settings struct {
 	nodes, podsPerNode, cycles, workers int
-	watchList, keep                     bool
-	binDir, descheduler                 string
+	keep, viaEtcd                       bool
+	watchModes                          []bool // WatchListClient off/on, one run each
+	binDir                              string
+	binaries                            []string // descheduler binaries, one run each
 }
 
 func envInt(name string, def int) (int, error) {
@@ -53,9 +61,22 @@ func envInt(name string, def int) (int, error) {
 }
 
 func readSettings() (settings, error) {
-	s := settings{watchList: os.Getenv("WATCHLIST") == "1", keep: os.Getenv("BENCH_KEEP") == "1",
-		binDir: os.Getenv("E2E_BIN_DIR"), descheduler: os.Getenv("E2E_DESCHEDULER")}
 	var errs []error
+	s := settings{keep: os.Getenv("BENCH_KEEP") == "1", viaEtcd: os.Getenv("LOAD") != "api",
+		binDir: os.Getenv("E2E_BIN_DIR")}
+	if bins := os.Getenv("E2E_DESCHEDULER"); bins != "" {
+		s.binaries = strings.Split(bins, ",")
+	}
+	switch os.Getenv("WATCHLIST") {
+	case "", "0":
+		s.watchModes = []bool{false}
+	case "1":
+		s.watchModes = []bool{true}
+	case "both":
+		s.watchModes = []bool{false, true}
+	default:
+		errs = append(errs, fmt.Errorf("WATCHLIST=%q: want 0, 1 or both", os.Getenv("WATCHLIST")))
+	}
 	for _, f := range []struct {
 		name string
 		def  int
@@ -64,6 +85,9 @@ func readSettings() (settings, error) {
 		v, err := envInt(f.name, f.def)
 		errs = append(errs, err)
 		*f.dst = v
+	}
+	if l := os.Getenv("LOAD"); l != "" && l != "api" && l != "etcd" {
+		errs = append(errs, fmt.Errorf("LOAD=%q: want api or etcd", l))
 	}
 	if s.binDir == "" {
 		home, _ := os.UserHomeDir()
@@ -90,13 +114,15 @@ func run(s settings) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	res, err := benchmark(ctx, s, work)
+	results, err := benchmark(ctx, s, work)
 	harness.KillAll()
+	for _, r := range results {
+		fmt.Println(r.summary())
+	}
 	if err != nil {
 		log.Printf("FAILED: %v (work directory kept: %s)", err, work)
 		return 1
 	}
-	fmt.Println(res.summary())
 	if s.keep {
 		log.Printf("work directory kept: %s", work)
 	} else {
@@ -106,13 +132,14 @@ func run(s settings) int {
 }
 
 // benchmark starts the control plane, loads the cluster and measures one
-// descheduler run.
-func benchmark(ctx context.Context, s settings, work string) (*result, error) {
+// descheduler run per binary and WatchListClient mode.
+func benchmark(ctx context.Context, s settings, work string) ([]*result, error) {
 	built := make(chan error, 1)
 	go func() { built <- buildDescheduler(&s, work) }()
 	cluster, err := harness.Start(ctx, harness.Options{BinDir: s.binDir, WorkDir: work, Logf: log.Printf,
 		APIServerOnly: true,
-		EtcdArgs:      []string{"--quota-backend-bytes", strconv.Itoa(8 << 30)},
+		EtcdArgs: []string{"--quota-backend-bytes", strconv.Itoa(8 << 30),
+			"--max-txn-ops", "1000", "--max-request-bytes", strconv.Itoa(32 << 20)},
 		APIServerArgs: []string{"--max-requests-inflight", "1000", "--max-mutating-requests-inflight", "500"}})
 	if err != nil {
 		<-built
@@ -134,27 +161,42 @@ func benchmark(ctx context.Context, s settings, work string) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &result{nodes: s.nodes, pods: s.nodes * s.podsPerNode, watchList: s.watchList}
+	base := result{nodes: s.nodes, pods: s.nodes * s.podsPerNode}
 	l := &loader{client: client, workers: s.workers, layout: layout{nodes: s.nodes, podsPerNode: s.podsPerNode}, metrics: metrics}
+	if s.viaEtcd {
+		l.etcd = &etcdWriter{url: "http://127.0.0.1:" + strconv.Itoa(cluster.Port("etcd")), http: &http.Client{Timeout: time.Minute}}
+	}
 	started := time.Now()
 	if err := l.load(ctx); err != nil {
 		return nil, fmt.Errorf("loading the cluster: %w", err)
 	}
-	res.load = time.Since(started)
-	log.Printf("loaded %d nodes and %d pods in %s", res.nodes, res.pods, res.load.Round(100*time.Millisecond))
-	if res.podBytes, err = podWireSize(ctx, cluster); err != nil {
+	base.load = time.Since(started)
+	base.apiPods, base.apiPodsTime = l.apiPods, l.apiPodsTime
+	log.Printf("loaded %d nodes and %d pods in %s", base.nodes, base.pods, base.load.Round(100*time.Millisecond))
+	if base.podBytes, err = podWireSize(ctx, cluster); err != nil {
 		return nil, err
 	}
-	if err := measureRun(ctx, s, cluster, work, res); err != nil {
-		return nil, err
+	var results []*result
+	for k, bin := range s.binaries {
+		for _, wl := range s.watchModes {
+			res := base
+			res.binary, res.watchList = bin, wl
+			if err := measureRun(ctx, s.cycles, cluster, work, fmt.Sprintf("descheduler-%d-%t", k, wl), &res); err != nil {
+				return results, err
+			}
+			results = append(results, &res)
+			log.Print(res.summary())
+			// Let the API server drop the run's watches and buffers.
+			time.Sleep(10 * time.Second)
+		}
 	}
-	return res, nil
+	return results, nil
 }
 
 // buildDescheduler builds ./cmd/descheduler of the product module unless
 // E2E_DESCHEDULER names a binary.
 func buildDescheduler(s *settings, work string) error {
-	if s.descheduler != "" {
+	if len(s.binaries) > 0 {
 		return nil
 	}
 	root, err := productRoot()
@@ -165,7 +207,7 @@ func buildDescheduler(s *settings, work string) error {
 	if _, err := harness.RunOutput(root, "go", "build", "-o", out, "./cmd/descheduler"); err != nil {
 		return fmt.Errorf("building the descheduler: %w", err)
 	}
-	s.descheduler = out
+	s.binaries = []string{out}
 	return nil
 }
 

@@ -145,11 +145,13 @@ type cycle struct {
 	at         time.Time
 	duration   time.Duration
 	afterUsage bool // LowNodeUtilization found an overutilized node in it or an earlier cycle
+	attempted  int  // evictions attempted (dry run: planned)
 }
 
 var (
 	klogHeader  = regexp.MustCompile(`^[IWE](\d{4} \d{2}:\d{2}:\d{2}\.\d{6})`)
 	durationKV  = regexp.MustCompile(`\bduration="?([0-9.]+[a-zµ]+)"?`)
+	attemptedKV = regexp.MustCompile(`\battempted=([0-9]+)`)
 	msgCycle    = `"Cycle finished"`
 	msgClassify = `"Nodes classified"`
 	lnuHot      = regexp.MustCompile(`strategy="LowNodeUtilization".* overutilized=([0-9]+)`)
@@ -194,7 +196,11 @@ func parseCycles(logText string, year int, loc *time.Location) ([]cycle, error) 
 		if err != nil {
 			return nil, fmt.Errorf("parsing the duration of %q: %w", line, err)
 		}
-		cycles = append(cycles, cycle{at: at, duration: dur, afterUsage: usage})
+		c := cycle{at: at, duration: dur, afterUsage: usage}
+		if a := attemptedKV.FindStringSubmatch(line); a != nil {
+			c.attempted, _ = strconv.Atoi(a[1])
+		}
+		cycles = append(cycles, c)
 	}
 	return cycles, sc.Err()
 }

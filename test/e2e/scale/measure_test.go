@@ -44,13 +44,14 @@ I1125 20:53:43.180352   21425 runner.go:92] "Cycle finished" evicted=0 attempted
 		t.Fatalf("got %d cycles, want 3", len(cycles))
 	}
 	want := []cycle{
-		{time.Date(2026, 11, 25, 20, 53, 23, 153765000, time.UTC), 26389017 * time.Nanosecond, false},
+		{time.Date(2026, 11, 25, 20, 53, 23, 153765000, time.UTC), 26389017 * time.Nanosecond, false, 0},
 		// HighNodeUtilization's overutilized=50 does not count, nor LNU's overutilized=0.
-		{time.Date(2026, 11, 25, 20, 53, 33, 169661000, time.UTC), 15030750 * time.Nanosecond, false},
-		{time.Date(2026, 11, 25, 20, 53, 43, 180352000, time.UTC), 1200 * time.Millisecond, true},
+		{time.Date(2026, 11, 25, 20, 53, 33, 169661000, time.UTC), 15030750 * time.Nanosecond, false, 0},
+		{time.Date(2026, 11, 25, 20, 53, 43, 180352000, time.UTC), 1200 * time.Millisecond, true, 5},
 	}
 	for i := range want {
-		if !cycles[i].at.Equal(want[i].at) || cycles[i].duration != want[i].duration || cycles[i].afterUsage != want[i].afterUsage {
+		if !cycles[i].at.Equal(want[i].at) || cycles[i].duration != want[i].duration || cycles[i].afterUsage != want[i].afterUsage ||
+			cycles[i].attempted != want[i].attempted {
 			t.Errorf("cycle %d = %+v, want %+v", i, cycles[i], want[i])
 		}
 	}
@@ -66,11 +67,12 @@ func TestFillCycles(t *testing.T) {
 	start := time.Date(2026, 11, 25, 20, 0, 0, 0, time.UTC)
 	res := &result{}
 	fillCycles(res, []cycle{
-		{start.Add(2 * time.Second), 100 * time.Millisecond, false},
-		{start.Add(30 * time.Second), 900 * time.Millisecond, true},
-		{start.Add(40 * time.Second), 700 * time.Millisecond, true},
+		{start.Add(2 * time.Second), 100 * time.Millisecond, false, 0},
+		{start.Add(30 * time.Second), 900 * time.Millisecond, true, 12},
+		{start.Add(40 * time.Second), 700 * time.Millisecond, true, 10},
 	}, start)
-	if res.firstCycle != 2*time.Second || res.firstUsageCycle != 30*time.Second || len(res.cycles) != 2 {
+	if res.firstCycle != 2*time.Second || res.firstUsageCycle != 30*time.Second || len(res.cycles) != 2 ||
+		res.attempted != 10 {
 		t.Errorf("got first %s, first with usage %s, %d cycles", res.firstCycle, res.firstUsageCycle, len(res.cycles))
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -78,5 +79,44 @@ func TestUsageClasses(t *testing.T) {
 		if got := cpuPercent(c.node); got < c.low || got >= c.top {
 			t.Errorf("node %d uses %.1f%% cpu, want [%.0f, %.0f)", c.node, got, c.low, c.top)
 		}
+	}
+}
+
+// TestSiblingStorage: a sibling differs from its template in name, uid,
+// node, requests and IPs, and encodes as the API server stores pods
+// (protobuf with the "k8s\x00" prefix) and decodes back.
+func TestSiblingStorage(t *testing.T) {
+	l := layout{nodes: 100, podsPerNode: 30}
+	tmpl := newPod(0, 0, "rs-uid", nodeName(0))
+	podStatus(tmpl, 0, 0, metav1.NewTime(time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)))
+	tmpl.ResourceVersion = "42"
+	// Pod 7 is ReplicaSet 0's, on node 7 slot 0.
+	p := sibling(tmpl, 7, l)
+	if p.Name != podName(0, 7) || p.UID != podUID(7) || p.Spec.NodeName != nodeName(7) || p.Status.HostIP != nodeIP(7) {
+		t.Errorf("sibling identity: %s %s %s %s", p.Name, p.UID, p.Spec.NodeName, p.Status.HostIP)
+	}
+	if got := p.Spec.Containers[0].Resources.Requests.Cpu().MilliValue(); got != podCPUMilli(7) {
+		t.Errorf("cpu request %dm, want %dm", got, podCPUMilli(7))
+	}
+	if tmpl.Name != podName(0, 0) || tmpl.Spec.NodeName != nodeName(0) {
+		t.Error("sibling changed its template")
+	}
+	data, err := encodePod(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(data[:4]) != "k8s\x00" {
+		t.Errorf("prefix %q, want k8s\\x00", data[:4])
+	}
+	obj, _, err := storageEncoder.Decode(data, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, ok := obj.(*corev1.Pod)
+	if !ok || back.Name != p.Name || back.ResourceVersion != "" || back.Status.PodIP != p.Status.PodIP {
+		t.Errorf("decoded %T %+v", obj, back.ObjectMeta)
+	}
+	if podKey(p) != "/registry/pods/bench-00/"+podName(0, 7) {
+		t.Errorf("key %s", podKey(p))
 	}
 }

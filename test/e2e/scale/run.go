@@ -72,11 +72,15 @@ const interval = 10 * time.Second
 // result is what one benchmark measured.
 type result struct {
 	nodes, pods      int
+	binary           string
 	watchList        bool
+	attempted        int // dry-run evictions planned in the last cycle
 	load             time.Duration
+	apiPods          int           // pods created through the API (the rest written to etcd)
+	apiPodsTime      time.Duration // how long those took
 	podBytes         int
 	firstCycle       time.Duration // process start to the first "Cycle finished"
-	firstUsageCycle  time.Duration // process start to the first cycle after "Nodes classified"
+	firstUsageCycle  time.Duration // process start to the first cycle in which LowNodeUtilization found hot nodes
 	cycles           []time.Duration
 	peakRSS, cpu     float64            // MiB (VmHWM), CPU seconds of the whole run
 	apiBase, apiPeak float64            // MiB: API server VmRSS before our start, highest during the run
@@ -84,13 +88,13 @@ type result struct {
 }
 
 func (r *result) summary() string {
-	return fmt.Sprintf("bench-live: nodes=%d pods=%d podBytes=%d load=%s firstCycle=%s firstUsageCycle=%s "+
+	return fmt.Sprintf("bench-live: nodes=%d pods=%d podBytes=%d load=%s apiPods=%d/%s firstCycle=%s firstUsageCycle=%s "+
 		"cycles=%d cycleP50=%s cycleMax=%s peakRSS=%.0fMiB cpu=%.1fs apiserverRSS=%.0fMiB apiserverPeakRSS=%.0fMiB "+
-		"apiserverRSSIncrease=%.0fMiB startLISTs=%s startWATCHes=%s watchList=%t",
-		r.nodes, r.pods, r.podBytes, r.load.Round(100*time.Millisecond), r.firstCycle.Round(10*time.Millisecond),
+		"apiserverRSSIncrease=%.0fMiB startLISTs=%s startWATCHes=%s watchList=%t attempted=%d binary=%s",
+		r.nodes, r.pods, r.podBytes, r.load.Round(100*time.Millisecond), r.apiPods, r.apiPodsTime.Round(100*time.Millisecond), r.firstCycle.Round(10*time.Millisecond),
 		r.firstUsageCycle.Round(10*time.Millisecond), len(r.cycles), percentile(r.cycles, 50).Round(time.Millisecond),
 		percentile(r.cycles, 100).Round(time.Millisecond), r.peakRSS, r.cpu, r.apiBase, r.apiPeak, r.apiPeak-r.apiBase,
-		formatCounts(r.lists), formatCounts(r.watches), r.watchList)
+		formatCounts(r.lists), formatCounts(r.watches), r.watchList, r.attempted, filepath.Base(r.binary))
 }
 
 // podWireSize is the JSON size of one pod as the API returns it (with
@@ -123,7 +127,7 @@ func apiserverPID(c *harness.Cluster) (int, error) {
 
 // measureRun runs the descheduler until s.cycles cycles with usage have
 // finished, sampling its memory and the API server's every 100 ms.
-func measureRun(ctx context.Context, s settings, c *harness.Cluster, work string, res *result) error {
+func measureRun(ctx context.Context, wantCycles int, c *harness.Cluster, work, name string, res *result) error {
 	policyFile := filepath.Join(work, "policy.yaml")
 	if err := os.WriteFile(policyFile, []byte(policy), 0o600); err != nil {
 		return fmt.Errorf("writing the policy: %w", err)
@@ -142,12 +146,12 @@ func measureRun(ctx context.Context, s settings, c *harness.Cluster, work string
 	}
 	res.apiBase = float64(base.rssKiB) / 1024
 	var env []string
-	if s.watchList {
+	if res.watchList {
 		env = append(env, "KUBE_FEATURE_WatchListClient=true")
 	}
-	logPath := filepath.Join(c.LogDir, "descheduler.log")
+	logPath := filepath.Join(c.LogDir, name+".log")
 	started := time.Now()
-	p, err := harness.StartProcessEnv("descheduler", logPath, env, s.descheduler,
+	p, err := harness.StartProcessEnv(name, logPath, env, res.binary,
 		"--policy-config-file", policyFile, "--kubeconfig", c.Kubeconfig, "--secure-port", "0",
 		"--dry-run", "--descheduling-interval", interval.String(), "-v", "2")
 	if err != nil {
@@ -157,7 +161,7 @@ func measureRun(ctx context.Context, s settings, c *harness.Cluster, work string
 	apiSampler := startSampler(apiPID, 100*time.Millisecond)
 	ownSampler := startSampler(p.PID(), 100*time.Millisecond)
 	var listsAtFirst map[string]float64
-	deadline := time.Now().Add(time.Duration(s.cycles+8)*interval + 2*time.Minute)
+	deadline := time.Now().Add(time.Duration(wantCycles+8)*interval + 2*time.Minute)
 	var cycles []cycle
 	for {
 		data, _ := os.ReadFile(logPath)
@@ -172,7 +176,7 @@ func measureRun(ctx context.Context, s settings, c *harness.Cluster, work string
 			listsAtFirst = diffCounts(requestCounts(before, "LIST"), requestCounts(m, "LIST"))
 			res.watches = diffCounts(requestCounts(before, "WATCH"), requestCounts(m, "WATCH"))
 		}
-		if usageCycles(cycles) >= s.cycles {
+		if usageCycles(cycles) >= wantCycles {
 			break
 		}
 		select {
@@ -183,7 +187,7 @@ func measureRun(ctx context.Context, s settings, c *harness.Cluster, work string
 		case <-time.After(200 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%d cycles with usage not reached in time (%d cycles); last lines:\n%s", s.cycles, len(cycles), p.Tail(20))
+			return fmt.Errorf("%d cycles with usage not reached in time (%d cycles); last lines:\n%s", wantCycles, len(cycles), p.Tail(20))
 		}
 	}
 	res.peakRSS, _, res.cpu = finishOwn(ownSampler)
@@ -216,6 +220,7 @@ func usageCycles(cycles []cycle) int {
 // usage and the durations of the cycles with usage.
 func fillCycles(res *result, cycles []cycle, started time.Time) {
 	for _, c := range cycles {
+		res.attempted = c.attempted
 		if res.firstCycle == 0 {
 			res.firstCycle = c.at.Sub(started)
 		}

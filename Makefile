@@ -14,7 +14,7 @@ EXAMPLE_NOW := 2026-01-01T12:00:00Z
 FUZZ_API ?= 2000x
 FUZZ_SNAPSHOT ?= 300x
 
-.PHONY: build run example test vet unit fuzz bench clean report-check
+.PHONY: build run example test vet unit fuzz bench bench-live clean report-check
 
 build:
 	@echo "go build -o $(BIN) ./cmd/descheduler (version $(VERSION))"
@@ -95,6 +95,18 @@ bench: build
 	$(BIN) generate --nodes 5000 --pods-per-node 30 -o bin/bench-5000.json
 	$(GO) run ./hack/peakrss -- $(BIN) simulate --policy deploy/examples/all-strategies-usage.yaml \
 		--snapshot bin/bench-5000.json --now $(EXAMPLE_NOW) -o json > /dev/null
+
+## bench-live: the live benchmark (test/e2e/scale, docs/benchmarks.md "Live"):
+## etcd + kube-apiserver from the e2e binaries, NODES nodes and
+## NODES*PODS_PER_NODE realistic pods loaded through the API (and etcd),
+## the descheduler run for CYCLES cycles with usage; prints one summary line.
+## Takes minutes (5,000 nodes: about 10) and several GiB: not part of `make test`.
+## Knobs: NODES PODS_PER_NODE CYCLES WORKERS LOAD=etcd|api WATCHLIST=0|1|both
+## E2E_DESCHEDULER=BIN[,BIN...] BENCH_KEEP=1.
+NODES ?= 5000
+PODS_PER_NODE ?= 30
+bench-live: e2e-binaries
+	cd test/e2e && NODES=$(NODES) PODS_PER_NODE=$(PODS_PER_NODE) $(GO) run ./scale
 
 clean:
 	rm -rf bin

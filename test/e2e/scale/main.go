@@ -18,7 +18,8 @@
 //	LOAD=etcd                    etcd: one pod per ReplicaSet through the API, the rest
 //	                             written to etcd (etcdload.go); api: every pod through the API
 //	E2E_DESCHEDULER=BIN[,BIN...] prebuilt binaries, each measured in turn against the
-//	                             same loaded cluster (default: build ./cmd/descheduler)
+//	                             same loaded cluster (default: build ./cmd/descheduler);
+//	                             BIN@watchlist runs that one with WatchListClient on
 //	E2E_BIN_DIR as for the e2e suite; BENCH_KEEP=1 keeps the work directory
 package main
 
@@ -178,7 +179,11 @@ func benchmark(ctx context.Context, s settings, work string) ([]*result, error) 
 	}
 	var results []*result
 	for k, bin := range s.binaries {
-		for _, wl := range s.watchModes {
+		modes := s.watchModes
+		if b, ok := strings.CutSuffix(bin, "@watchlist"); ok {
+			bin, modes = b, []bool{true}
+		}
+		for _, wl := range modes {
 			res := base
 			res.binary, res.watchList = bin, wl
 			if err := measureRun(ctx, s.cycles, cluster, work, fmt.Sprintf("descheduler-%d-%t", k, wl), &res); err != nil {

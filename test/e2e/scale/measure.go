@@ -216,19 +216,20 @@ func percentile(ds []time.Duration, p float64) time.Duration {
 	return s[min(max(rank, 0), len(s)-1)]
 }
 
-// requestCounts sums apiserver_request_total of a Prometheus text
-// exposition by verb and "group/resource" (group empty for core).
-func requestCounts(text, verb string) map[string]float64 {
+// requestCounts sums the series of metric (apiserver_request_total, or the
+// gauge apiserver_longrunning_requests) of a Prometheus text exposition
+// with the given verb by "group/resource" (group empty for core).
+func requestCounts(text, metric, verb string) map[string]float64 {
 	out := map[string]float64{}
 	for _, line := range strings.Split(text, "\n") {
-		if !strings.HasPrefix(line, "apiserver_request_total{") {
+		if !strings.HasPrefix(line, metric+"{") {
 			continue
 		}
 		end := strings.LastIndexByte(line, '}')
 		if end < 0 {
 			continue
 		}
-		labels := parseLabels(line[len("apiserver_request_total{"):end])
+		labels := parseLabels(line[len(metric)+1 : end])
 		if labels["verb"] != verb {
 			continue
 		}

@@ -99,10 +99,14 @@ apiserver_request_total{code="200",component="apiserver",dry_run="",group="",res
 apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="pods",scope="namespace",subresource="",verb="LIST",version="v1"} 2
 apiserver_request_total{code="200",component="apiserver",dry_run="",group="policy",resource="poddisruptionbudgets",scope="cluster",subresource="",verb="LIST",version="v1"} 1
 apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="pods",scope="cluster",subresource="",verb="WATCH",version="v1"} 7
+apiserver_longrunning_requests{component="apiserver",group="",resource="pods",scope="cluster",subresource="",verb="WATCH",version="v1"} 2
 `
-	got := requestCounts(text, "LIST")
+	got := requestCounts(text, "apiserver_request_total", "LIST")
 	if len(got) != 2 || got["/pods"] != 5 || got["policy/poddisruptionbudgets"] != 1 {
 		t.Errorf("LIST counts = %v", got)
+	}
+	if w := requestCounts(text, "apiserver_longrunning_requests", "WATCH"); len(w) != 1 || w["/pods"] != 2 {
+		t.Errorf("open WATCHes = %v", w)
 	}
 	before := map[string]float64{"/pods": 2}
 	d := diffCounts(before, got)

@@ -136,7 +136,9 @@ func newReplicaSet(rs int) *appsv1.ReplicaSet {
 // newPod is pod i (cluster-wide index) of ReplicaSet rs with uid rsUID, bound
 // to node: about 4 KB of JSON with the status podStatus writes (labels,
 // annotations, an owner reference, two containers with env, probes,
-// resources and mounts, three volumes, preferred anti-affinity); the API
+// resources and mounts, a ConfigMap and a Secret volume, preferred
+// anti-affinity; no emptyDir, which DefaultEvictor's evictLocalStoragePods
+// default would make every pod unevictable); the API
 // server adds the service-account volume, tolerations, defaults and
 // managedFields.
 func newPod(i, rs int, rsUID types.UID, node string) *corev1.Pod {
@@ -174,7 +176,6 @@ func newPod(i, rs int, rsUID types.UID, node string) *corev1.Pod {
 				{Name: "config", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
 					LocalObjectReference: corev1.LocalObjectReference{Name: app + "-config"}}}},
 				{Name: "tls", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: app + "-tls"}}},
-				{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
 			},
 		},
 	}
@@ -211,7 +212,7 @@ func appContainer(app string, cpu, mem int64) corev1.Container {
 		},
 		LivenessProbe: probe("/healthz", 10), ReadinessProbe: probe("/readyz", 5),
 		VolumeMounts: []corev1.VolumeMount{{Name: "config", MountPath: "/etc/app", ReadOnly: true},
-			{Name: "tls", MountPath: "/etc/tls", ReadOnly: true}, {Name: "tmp", MountPath: "/tmp"}},
+			{Name: "tls", MountPath: "/etc/tls", ReadOnly: true}},
 		TerminationMessagePath: corev1.TerminationMessagePathDefault, TerminationMessagePolicy: corev1.TerminationMessageReadFile,
 	}
 }

@@ -21,7 +21,7 @@ func TestPodSize(t *testing.T) {
 	if len(b) < 3500 || len(b) > 6000 {
 		t.Errorf("pod JSON is %d bytes, want 3500-6000", len(b))
 	}
-	if len(p.Spec.Containers[0].Env) < 5 || p.Spec.Containers[0].LivenessProbe == nil || len(p.Spec.Volumes) < 3 ||
+	if len(p.Spec.Containers[0].Env) < 5 || p.Spec.Containers[0].LivenessProbe == nil || len(p.Spec.Volumes) < 2 ||
 		len(p.OwnerReferences) != 1 || p.Status.Phase != "Running" {
 		t.Errorf("pod lacks env, probes, volumes, owner or status: %s", b)
 	}

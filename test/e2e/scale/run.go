@@ -84,13 +84,14 @@ type result struct {
 	cycles           []time.Duration
 	peakRSS, cpu     float64            // MiB (VmHWM), CPU seconds of the whole run
 	apiBase, apiPeak float64            // MiB: API server VmRSS before our start, highest during the run
-	lists, watches   map[string]float64 // requests from our start to the first cycle, by group/resource
+	lists            map[string]float64 // LIST requests from our start to the first cycle, by group/resource
+	watches          map[string]float64 // WATCHes opened from our start to the first cycle (streaming lists included)
 }
 
 func (r *result) summary() string {
 	return fmt.Sprintf("bench-live: nodes=%d pods=%d podBytes=%d load=%s apiPods=%d/%s firstCycle=%s firstUsageCycle=%s "+
 		"cycles=%d cycleP50=%s cycleMax=%s peakRSS=%.0fMiB cpu=%.1fs apiserverRSS=%.0fMiB apiserverPeakRSS=%.0fMiB "+
-		"apiserverRSSIncrease=%.0fMiB startLISTs=%s startWATCHes=%s watchList=%t attempted=%d binary=%s",
+		"apiserverRSSIncrease=%.0fMiB startLISTs=%s openedWATCHes=%s watchList=%t attempted=%d binary=%s",
 		r.nodes, r.pods, r.podBytes, r.load.Round(100*time.Millisecond), r.apiPods, r.apiPodsTime.Round(100*time.Millisecond), r.firstCycle.Round(10*time.Millisecond),
 		r.firstUsageCycle.Round(10*time.Millisecond), len(r.cycles), percentile(r.cycles, 50).Round(time.Millisecond),
 		percentile(r.cycles, 100).Round(time.Millisecond), r.peakRSS, r.cpu, r.apiBase, r.apiPeak, r.apiPeak-r.apiBase,
@@ -173,8 +174,10 @@ func measureRun(ctx context.Context, wantCycles int, c *harness.Cluster, work, n
 			if err != nil {
 				return err
 			}
-			listsAtFirst = diffCounts(requestCounts(before, "LIST"), requestCounts(m, "LIST"))
-			res.watches = diffCounts(requestCounts(before, "WATCH"), requestCounts(m, "WATCH"))
+			listsAtFirst = diffCounts(requestCounts(before, "apiserver_request_total", "LIST"), requestCounts(m, "apiserver_request_total", "LIST"))
+			// A WATCH counts in apiserver_request_total when it ends: count the open ones.
+			res.watches = diffCounts(requestCounts(before, "apiserver_longrunning_requests", "WATCH"),
+				requestCounts(m, "apiserver_longrunning_requests", "WATCH"))
 		}
 		if usageCycles(cycles) >= wantCycles {
 			break

@@ -50,7 +50,7 @@ func newGenerateCommand() *cobra.Command {
 	o := &GenerateOptions{}
 	cmd := &cobra.Command{
 		Use: "generate --nodes N [--pods-per-node 30] [--hot-fraction 0.1] [--requests-skew 0] [--zones 3] " +
-			"[--seed 1] -o FILE",
+			"[--seed 1] [--realistic] -o FILE",
 		Short: "Write a generated, reproducible cluster with usage samples to a snapshot file for simulate",
 		Long: `Generates a realistic cluster — nodes in zones, Deployments, StatefulSets and DaemonSets
 with their owner chains, PodDisruptionBudgets, priorities, a few planted problems for every
@@ -76,6 +76,7 @@ Simulate it at the --now this command prints.`,
 	fs.StringVar(&o.Now, "now", scenario.DefaultNow.Format(time.RFC3339), "time of the newest usage sample (RFC 3339, whole seconds)")
 	fs.DurationVar(&p.UsageWindow, "usage-window", scenario.DefaultUsageWindow, "how much usage history to generate")
 	fs.DurationVar(&p.SampleInterval, "sample-interval", scenario.DefaultSampleInterval, "time between usage samples")
+	fs.BoolVar(&p.Realistic, "realistic", false, "give pods and nodes what real ones carry (env, probes, volumes, annotations, managedFields, node images: about 4 KB per pod), for memory measurements; decisions are unchanged")
 	fs.StringVarP(&o.Output, "output", "o", "", "file to write; - for standard output")
 	fs.BoolVarP(&o.Quiet, "quiet", "q", false, "no progress output on stderr")
 	_ = cmd.MarkFlagRequired("nodes")

@@ -70,6 +70,9 @@ func GenerateSteps(p Params, step func(k, n int)) (snapshot.Objects, error) {
 	nodeSeries, podSeries := g.usage(newRand(p.Seed, streamUsage))
 	done(4)
 	objs := g.objects(newRand(p.Seed, streamPods))
+	if p.Realistic {
+		g.realize(objs, newRand(p.Seed, streamRealistic))
+	}
 	objs.NodeMetrics, objs.PodMetrics = nodeSeries, podSeries
 	done(5)
 	return objs, nil

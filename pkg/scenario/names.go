@@ -19,6 +19,7 @@ const (
 	streamSituations
 	streamUsage
 	streamPods
+	streamRealistic
 )
 
 func newRand(seed int64, stream uint64) *rand.Rand {

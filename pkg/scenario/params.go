@@ -64,6 +64,13 @@ type Params struct {
 	UsageWindow time.Duration
 	// SampleInterval is the time between two usage samples.
 	SampleInterval time.Duration
+	// Realistic gives pods and nodes what real ones carry besides what the
+	// model decides (env, probes, volumes, annotations, managedFields,
+	// container status IDs, node images: about 4 KB per pod as protobuf, 7 KB
+	// as JSON), for
+	// memory measurements. It changes no decision: the other fields and
+	// objects are as without it.
+	Realistic bool
 }
 
 // Default fills every zero field that has a default: PodsPerNode 30,

@@ -22,9 +22,10 @@ import (
 //
 // The objects it returns are the informers' cached objects, not copies: they
 // are read-only for everyone (the snapshot and every strategy already treat
-// them so). Pods and nodes are stored without managedFields to save memory
-// (about 150,000 pods in a large cluster), and so are
-// PersistentVolumeClaims.
+// them so). Pods and nodes are stored trimmed to what is read from them
+// and with the parts of one workload's pods shared (InformerTransform: 2.5
+// instead of 12 KB per realistic pod, 150,000 pods in a large cluster);
+// PersistentVolumeClaims without managedFields.
 type InformerSource struct {
 	nodes           corelisters.NodeLister
 	pods            corelisters.PodLister
@@ -45,8 +46,9 @@ type namedSync struct {
 
 // NewInformerSource registers the node, pod, PodDisruptionBudget,
 // PriorityClass, Namespace and PersistentVolumeClaim informers on factory
-// and installs the managedFields-dropping transform on the pod, node and
-// PersistentVolumeClaim informers. Call it
+// and installs InformerTransform on the pod and node informers and the
+// managedFields-dropping transform on the PersistentVolumeClaim informer.
+// Call it
 // before factory.Start, then start the factory and call WaitForSync. If a
 // transform cannot be installed (the informer was already started),
 // WaitForSync returns the error.
@@ -66,17 +68,17 @@ func NewInformerSource(factory informers.SharedInformerFactory) *InformerSource 
 	for _, inf := range []struct {
 		resource  string
 		informer  cache.SharedIndexInformer
-		transform bool
+		transform cache.TransformFunc
 	}{
-		{"nodes", nodes.Informer(), true},
-		{"pods", pods.Informer(), true},
-		{"poddisruptionbudgets", pdbs.Informer(), false},
-		{"priorityclasses", pcs.Informer(), false},
-		{"namespaces", namespaces.Informer(), false},
-		{"persistentvolumeclaims", pvcs.Informer(), true},
+		{"nodes", nodes.Informer(), InformerTransform()},
+		{"pods", pods.Informer(), InformerTransform()},
+		{"poddisruptionbudgets", pdbs.Informer(), nil},
+		{"priorityclasses", pcs.Informer(), nil},
+		{"namespaces", namespaces.Informer(), nil},
+		{"persistentvolumeclaims", pvcs.Informer(), dropManagedFields},
 	} {
-		if inf.transform {
-			if err := inf.informer.SetTransform(dropManagedFields); err != nil {
+		if inf.transform != nil {
+			if err := inf.informer.SetTransform(inf.transform); err != nil {
 				s.err = errors.Join(s.err, fmt.Errorf("setting the %s informer transform: %w", inf.resource, err))
 			}
 		}

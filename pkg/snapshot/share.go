@@ -34,6 +34,10 @@ type sharer struct {
 	key []byte
 	// names is scratch space for sorted map keys.
 	names []string
+	// renew empties a full index instead of no longer growing it: the
+	// informers' sharers live as long as the process, and new workloads
+	// must keep being shared (see newLiveSharer).
+	renew bool
 }
 
 // maxShared bounds each index: past it, new parts are not indexed (a
@@ -132,9 +136,10 @@ func byText[T any](index map[string]T, raw []byte, v *T) bool {
 		*v = shared
 		return true
 	}
-	if len(index) < maxShared {
-		index[string(raw)] = *v
+	if !admit(false, index) {
+		return false
 	}
+	index[string(raw)] = *v
 	return false
 }
 
@@ -166,7 +171,7 @@ func (s *sharer) list(l v1.ResourceList) v1.ResourceList {
 	if shared, ok := s.lists[string(key)]; ok {
 		return shared
 	}
-	if len(s.lists) < maxShared {
+	if admit(s.renew, s.lists) {
 		s.lists[string(key)] = l
 	}
 	return l
@@ -190,7 +195,7 @@ func (s *sharer) labelMap(m map[string]string) map[string]string {
 	if shared, ok := s.labels[string(key)]; ok {
 		return shared
 	}
-	if len(s.labels) < maxShared {
+	if admit(s.renew, s.labels) {
 		s.labels[string(key)] = m
 	}
 	return m
@@ -200,4 +205,18 @@ func (s *sharer) labelMap(m map[string]string) map[string]string {
 func appendPart(key []byte, s string) []byte {
 	key = strconv.AppendInt(key, int64(len(s)), 10)
 	return append(append(key, ':'), s...)
+}
+
+// admit reports whether index may take one more entry: below maxShared
+// entries, or (renew) after emptying it. The values shared so far stay
+// shared by the objects holding them.
+func admit[T any](renew bool, index map[string]T) bool {
+	if len(index) < maxShared {
+		return true
+	}
+	if renew {
+		clear(index)
+		return true
+	}
+	return false
 }

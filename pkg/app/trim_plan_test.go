@@ -1,0 +1,155 @@
+package app
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/usage-descheduler/descheduler/pkg/scenario"
+	"github.com/usage-descheduler/descheduler/pkg/snapshot"
+)
+
+// TestPlanIdentityTrimmedObjects proves that what the informers drop
+// (snapshot.InformerTransform: TrimPod, TrimNode and shared parts) is
+// unused: a generated realistic cluster (500 nodes × 30 pods, 10% hot;
+// PLAN_IDENTITY_NODES=5000 for the issue's 5,000-node cluster) is
+// simulated from its full objects, from its trimmed objects and from the
+// plain (not realistic) objects of the same seed, with the two policies
+// that enable all ten strategies (requests; usage with metrics and the
+// soft taint), one cycle (JSON and the wide table: every candidate, its
+// order and reason, every node's classes, usage and soft-taint action)
+// and three simulated cycles (the scheduler model re-creates and places
+// the evicted pods). Every output must be byte-identical.
+func TestPlanIdentityTrimmedObjects(t *testing.T) {
+	nodes := 500
+	if v, err := strconv.Atoi(os.Getenv("PLAN_IDENTITY_NODES")); err == nil && v > 0 {
+		nodes = v
+	}
+	p := scenario.Params{Nodes: nodes, PodsPerNode: 30, Seed: 7}
+	p.Default()
+	plain, err := scenario.Generate(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Realistic = true
+	full, err := scenario.Generate(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	files := map[string]snapshot.Objects{"plain": plain, "full": full, "trimmed": trimObjects(full)}
+	for name, objs := range files {
+		if err := snapshot.WriteFile(filepath.Join(dir, name+".json"), objs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	examples := filepath.Join("..", "..", "deploy", "examples")
+	cases := []struct {
+		name, policy string
+		args         []string
+		// strategies is the fewest distinct strategies that must plan an
+		// eviction, so that the comparison is not between empty plans.
+		strategies int
+	}{
+		{"requests", "all-strategies.yaml", []string{"-o", "json"}, 6},
+		{"usage", "all-strategies-usage.yaml", []string{"-o", "json"}, 6},
+		{"usage table", "all-strategies-usage.yaml", []string{"-o", "wide", "--all-nodes"}, 0},
+		{"usage 3 cycles", "all-strategies-usage.yaml", []string{"--cycles", "3", "-o", "json", "-q"}, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out := map[string]string{}
+			for _, name := range []string{"full", "trimmed", "plain"} {
+				args := append([]string{"simulate", "--policy", filepath.Join(examples, tc.policy),
+					"--snapshot", filepath.Join(dir, name+".json"), "--now", p.Now.Format("2006-01-02T15:04:05Z")}, tc.args...)
+				got, err := run(t, args...)
+				if err != nil {
+					t.Fatalf("simulate %s: %v", name, err)
+				}
+				out[name] = got
+			}
+			if out["trimmed"] != out["full"] {
+				t.Errorf("the trimmed objects give another output than the full ones:\n%s", firstDiff(out["full"], out["trimmed"]))
+			}
+			if out["plain"] != out["full"] {
+				t.Errorf("the realistic objects give another output than the plain ones:\n%s", firstDiff(out["plain"], out["full"]))
+			}
+			if tc.strategies > 0 {
+				if n := plannedStrategies(t, out["full"]); n < tc.strategies {
+					t.Errorf("%d strategies planned evictions, want at least %d", n, tc.strategies)
+				}
+			}
+		})
+	}
+}
+
+// trimObjects passes the pods and nodes through the informers' transform
+// (one per kind, as the informers have).
+func trimObjects(in snapshot.Objects) snapshot.Objects {
+	out := in
+	podT, nodeT := snapshot.InformerTransform(), snapshot.InformerTransform()
+	out.Pods = make([]*v1.Pod, len(in.Pods))
+	for i, p := range in.Pods {
+		o, _ := podT(p.DeepCopy())
+		out.Pods[i] = o.(*v1.Pod)
+	}
+	out.Nodes = make([]*v1.Node, len(in.Nodes))
+	for i, n := range in.Nodes {
+		o, _ := nodeT(n.DeepCopy())
+		out.Nodes[i] = o.(*v1.Node)
+	}
+	return out
+}
+
+// plannedStrategies counts the distinct strategies of a simulation's
+// evictions.
+func plannedStrategies(t *testing.T, out string) int {
+	t.Helper()
+	var sim struct {
+		Evictions []struct {
+			Strategy string `json:"strategy"`
+		} `json:"evictions"`
+	}
+	if err := json.Unmarshal([]byte(out), &sim); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, e := range sim.Evictions {
+		seen[e.Strategy] = true
+	}
+	return len(seen)
+}
+
+// firstDiff shows the first line where a and b differ.
+func firstDiff(a, b string) string {
+	la, lb := splitLines(a), splitLines(b)
+	for i := 0; i < max(len(la), len(lb)); i++ {
+		var x, y string
+		if i < len(la) {
+			x = la[i]
+		}
+		if i < len(lb) {
+			y = lb[i]
+		}
+		if x != y {
+			return "line " + strconv.Itoa(i+1) + ":\n- " + x + "\n+ " + y
+		}
+	}
+	return ""
+}
+
+func splitLines(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
+}

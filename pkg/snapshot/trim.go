@@ -1,0 +1,205 @@
+package snapshot
+
+import (
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
+)
+
+// The annotations TrimPod and TrimNode keep: the ones anything here reads.
+// The evictor's evict, prefer-no-eviction, mirror-pod and config-source
+// checks (pkg/evictor filter.go, filter_pods.go, protections.go) and the
+// soft-taint owners on nodes (pkg/descheduler softtaint_owner.go; the
+// taint patch starts from the cached node). trim_test.go checks them
+// against the constants of those packages.
+const (
+	annotationEvict           = "descheduler.alpha.kubernetes.io/evict"
+	annotationPreferNoEvict   = "descheduler.alpha.kubernetes.io/prefer-no-eviction"
+	annotationConfigSource    = "kubernetes.io/config.source"
+	annotationSoftTaintOwners = "descheduler.usage.io/soft-taint-owners"
+)
+
+// TrimPod returns a new pod holding only what the snapshot, the
+// strategies, the evictor, the simulator, the table and explain output
+// read from a pod, so that the informer cache of a large cluster stays
+// small; pod is not modified. The plan-identity test (trim_plan_test.go)
+// builds the plans of every strategy from full and from trimmed pods and
+// requires them equal, so a field dropped here that something reads fails
+// it. Kept:
+//
+//   - metadata: name, namespace, uid (the eviction's precondition),
+//     resourceVersion, generateName, labels (any selector), ownerReferences,
+//     creation and deletion timestamps, deletion grace period, and only the
+//     annotations evict, prefer-no-eviction,
+//     config.mirror and config.source;
+//   - spec: nodeName, containers and init containers with only name, image
+//     (RemoveDuplicates), resources and restartPolicy (sidecars count in the
+//     requests), the volumes the evictor inspects (hostPath, emptyDir,
+//     persistentVolumeClaim, ephemeral: local storage and PVC protection),
+//     scheduling fields (nodeSelector, affinity, tolerations, topology
+//     spread, priority, priorityClassName, preemptionPolicy, schedulerName,
+//     overhead, pod-level resources, resourceClaims, schedulingGates),
+//     restartPolicy, hostNetwork;
+//   - status: phase, reason, qosClass, startTime, nominatedNodeName,
+//     conditions without message and probe time, and container statuses
+//     (init, regular, ephemeral) with name, ready, started, restartCount,
+//     state and lastState without messages and container IDs.
+//
+// Dropped: managedFields, the other annotations, env and envFrom, probes,
+// lifecycle, command and args, ports, volume mounts, security contexts,
+// the other volumes (ConfigMap, Secret, projected token, ...), ephemeral
+// containers' specs, pod IPs, host IPs, status messages, image IDs.
+func TrimPod(pod *v1.Pod) *v1.Pod {
+	out := &v1.Pod{ObjectMeta: metav1.ObjectMeta{
+		Name: pod.Name, Namespace: pod.Namespace, UID: pod.UID, ResourceVersion: pod.ResourceVersion,
+		GenerateName: pod.GenerateName, Labels: pod.Labels, OwnerReferences: pod.OwnerReferences,
+		CreationTimestamp: pod.CreationTimestamp, DeletionTimestamp: pod.DeletionTimestamp,
+		DeletionGracePeriodSeconds: pod.DeletionGracePeriodSeconds,
+		Annotations: keepKeys(pod.Annotations, annotationEvict, annotationPreferNoEvict, v1.MirrorPodAnnotationKey,
+			annotationConfigSource),
+	}}
+	s := &pod.Spec
+	out.Spec = v1.PodSpec{NodeName: s.NodeName, Containers: trimContainers(s.Containers),
+		InitContainers: trimContainers(s.InitContainers), Volumes: trimVolumes(s.Volumes),
+		NodeSelector: s.NodeSelector, Affinity: s.Affinity, Tolerations: s.Tolerations,
+		TopologySpreadConstraints: s.TopologySpreadConstraints, Priority: s.Priority,
+		PriorityClassName: s.PriorityClassName, PreemptionPolicy: s.PreemptionPolicy, SchedulerName: s.SchedulerName,
+		Overhead: s.Overhead, Resources: s.Resources, ResourceClaims: s.ResourceClaims,
+		SchedulingGates: s.SchedulingGates, RestartPolicy: s.RestartPolicy, HostNetwork: s.HostNetwork}
+	st := &pod.Status
+	out.Status = v1.PodStatus{Phase: st.Phase, Reason: st.Reason, QOSClass: st.QOSClass, StartTime: st.StartTime,
+		NominatedNodeName: st.NominatedNodeName, Conditions: trimPodConditions(st.Conditions),
+		InitContainerStatuses:      trimStatuses(st.InitContainerStatuses),
+		ContainerStatuses:          trimStatuses(st.ContainerStatuses),
+		EphemeralContainerStatuses: trimStatuses(st.EphemeralContainerStatuses)}
+	return out
+}
+
+// TrimNode returns a new node holding only what is read from a node;
+// node is not modified. Kept: name, uid, resourceVersion (the soft-taint
+// patch's precondition), labels, creation and deletion timestamps, the
+// soft-taint owners annotation, taints, unschedulable, capacity,
+// allocatable and the conditions without message and heartbeat.
+// Dropped: managedFields, the other annotations, images, node info,
+// addresses, daemon endpoints, volumes, pod CIDRs, provider ID.
+func TrimNode(node *v1.Node) *v1.Node {
+	out := &v1.Node{ObjectMeta: metav1.ObjectMeta{
+		Name: node.Name, UID: node.UID, ResourceVersion: node.ResourceVersion, Labels: node.Labels,
+		CreationTimestamp: node.CreationTimestamp, DeletionTimestamp: node.DeletionTimestamp,
+		Annotations: keepKeys(node.Annotations, annotationSoftTaintOwners),
+	}}
+	out.Spec = v1.NodeSpec{Taints: node.Spec.Taints, Unschedulable: node.Spec.Unschedulable}
+	out.Status = v1.NodeStatus{Capacity: node.Status.Capacity, Allocatable: node.Status.Allocatable}
+	if n := len(node.Status.Conditions); n > 0 {
+		out.Status.Conditions = make([]v1.NodeCondition, n)
+		for i, c := range node.Status.Conditions {
+			out.Status.Conditions[i] = v1.NodeCondition{Type: c.Type, Status: c.Status, Reason: c.Reason,
+				LastTransitionTime: c.LastTransitionTime}
+		}
+	}
+	return out
+}
+
+// keepKeys returns the entries of m whose keys are in keys (nil if none).
+func keepKeys(m map[string]string, keys ...string) map[string]string {
+	var out map[string]string
+	for _, k := range keys {
+		if v, ok := m[k]; ok {
+			if out == nil {
+				out = make(map[string]string, 1)
+			}
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func trimContainers(cs []v1.Container) []v1.Container {
+	if len(cs) == 0 {
+		return nil
+	}
+	out := make([]v1.Container, len(cs))
+	for i := range cs {
+		out[i] = v1.Container{Name: cs[i].Name, Image: cs[i].Image, Resources: cs[i].Resources,
+			RestartPolicy: cs[i].RestartPolicy}
+	}
+	return out
+}
+
+// trimVolumes keeps the volumes whose source the evictor inspects, with
+// only that source.
+func trimVolumes(vs []v1.Volume) []v1.Volume {
+	var out []v1.Volume
+	for i := range vs {
+		src := &vs[i].VolumeSource
+		if src.HostPath == nil && src.EmptyDir == nil && src.PersistentVolumeClaim == nil && src.Ephemeral == nil {
+			continue
+		}
+		out = append(out, v1.Volume{Name: vs[i].Name, VolumeSource: v1.VolumeSource{HostPath: src.HostPath,
+			EmptyDir: src.EmptyDir, PersistentVolumeClaim: src.PersistentVolumeClaim, Ephemeral: src.Ephemeral}})
+	}
+	return out
+}
+
+func trimPodConditions(cs []v1.PodCondition) []v1.PodCondition {
+	if len(cs) == 0 {
+		return nil
+	}
+	out := make([]v1.PodCondition, len(cs))
+	for i, c := range cs {
+		out[i] = v1.PodCondition{Type: c.Type, Status: c.Status, Reason: c.Reason, LastTransitionTime: c.LastTransitionTime}
+	}
+	return out
+}
+
+func trimStatuses(ss []v1.ContainerStatus) []v1.ContainerStatus {
+	if len(ss) == 0 {
+		return nil
+	}
+	out := make([]v1.ContainerStatus, len(ss))
+	for i := range ss {
+		s := &ss[i]
+		out[i] = v1.ContainerStatus{Name: s.Name, Ready: s.Ready, Started: s.Started, RestartCount: s.RestartCount,
+			State: trimState(s.State), LastTerminationState: trimState(s.LastTerminationState)}
+	}
+	return out
+}
+
+// trimState keeps a container state without its message and container ID.
+func trimState(s v1.ContainerState) v1.ContainerState {
+	var out v1.ContainerState
+	if w := s.Waiting; w != nil {
+		out.Waiting = &v1.ContainerStateWaiting{Reason: w.Reason}
+	}
+	if r := s.Running; r != nil {
+		out.Running = &v1.ContainerStateRunning{StartedAt: r.StartedAt}
+	}
+	if t := s.Terminated; t != nil {
+		out.Terminated = &v1.ContainerStateTerminated{ExitCode: t.ExitCode, Signal: t.Signal, Reason: t.Reason,
+			StartedAt: t.StartedAt, FinishedAt: t.FinishedAt}
+	}
+	return out
+}
+
+// InformerTransform returns a transform for one informer (each informer
+// needs its own): TrimPod or TrimNode, then the parts shared with the
+// objects it transformed before (equal labels, owners, tolerations,
+// affinity, containers, resource lists; see newLiveSharer);
+// managedFields are dropped from any other object. NewInformerSource
+// installs it on the pod and node informers.
+func InformerTransform() cache.TransformFunc {
+	share := newLiveSharer()
+	return func(obj any) (any, error) {
+		switch o := obj.(type) {
+		case *v1.Pod:
+			p := TrimPod(o)
+			share.trimmedPod(p)
+			return p, nil
+		case *v1.Node:
+			n := TrimNode(o)
+			share.trimmedNode(n)
+			return n, nil
+		}
+		return dropManagedFields(obj)
+	}
+}

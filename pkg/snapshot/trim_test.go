@@ -1,0 +1,90 @@
+package snapshot_test
+
+import (
+	"reflect"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+
+	"github.com/usage-descheduler/descheduler/pkg/descheduler"
+	"github.com/usage-descheduler/descheduler/pkg/evictor"
+	"github.com/usage-descheduler/descheduler/pkg/snapshot"
+	"github.com/usage-descheduler/descheduler/test/builders"
+)
+
+// TestTrimPodKeepsReadAnnotations: the annotations the evictor reads
+// survive the trim, every other one is dropped, and the input pod is not
+// modified.
+func TestTrimPodKeepsReadAnnotations(t *testing.T) {
+	pod := builders.MakePod("ns", "p").Node("n1").Req("100m", "64Mi").
+		Annotation(evictor.EvictAnnotationKey, "").Annotation(evictor.PreferNoEvictionAnnotationKey, "true").
+		Annotation(evictor.ConfigSourceAnnotationKey, "file").Annotation(v1.MirrorPodAnnotationKey, "x").
+		Annotation("checksum/config", "abc").Obj()
+	pod.Spec.Containers[0].Env = []v1.EnvVar{{Name: "A", Value: "b"}}
+	before := pod.DeepCopy()
+	got := snapshot.TrimPod(pod)
+	want := map[string]string{evictor.EvictAnnotationKey: "", evictor.PreferNoEvictionAnnotationKey: "true",
+		evictor.ConfigSourceAnnotationKey: "file", v1.MirrorPodAnnotationKey: "x"}
+	if !reflect.DeepEqual(got.Annotations, want) {
+		t.Errorf("annotations = %v, want %v", got.Annotations, want)
+	}
+	if got.Spec.Containers[0].Env != nil {
+		t.Error("env kept")
+	}
+	if !equality.Semantic.DeepEqual(pod, before) {
+		t.Error("TrimPod modified its input")
+	}
+}
+
+// TestTrimNodeKeepsSoftTaintOwners: the owners annotation, taints and the
+// resourceVersion (the taint patch's precondition) survive; images and
+// other annotations do not.
+func TestTrimNodeKeepsSoftTaintOwners(t *testing.T) {
+	node := builders.MakeNode("n1").Capacity("4", "8Gi", 110).
+		Annotation(descheduler.SoftTaintOwnersAnnotation, `{"a":["k"]}`).Annotation("node.alpha.kubernetes.io/ttl", "0").
+		Taint("k", "v", v1.TaintEffectPreferNoSchedule).Obj()
+	node.ResourceVersion = "42"
+	node.Status.Images = []v1.ContainerImage{{Names: []string{"img"}}}
+	got := snapshot.TrimNode(node)
+	if len(got.Annotations) != 1 || got.Annotations[descheduler.SoftTaintOwnersAnnotation] == "" {
+		t.Errorf("annotations = %v, want only %s", got.Annotations, descheduler.SoftTaintOwnersAnnotation)
+	}
+	if got.ResourceVersion != "42" || !reflect.DeepEqual(got.Spec.Taints, node.Spec.Taints) ||
+		!reflect.DeepEqual(got.Status.Allocatable, node.Status.Allocatable) {
+		t.Errorf("trimmed node lost resourceVersion, taints or allocatable: %+v", got)
+	}
+	if got.Status.Images != nil {
+		t.Error("images kept")
+	}
+}
+
+// TestInformerTransformShares: two pods of one workload come out with the
+// same label map and container slice; a third with other labels does not
+// share them.
+func TestInformerTransformShares(t *testing.T) {
+	mk := func(name, app string) *v1.Pod {
+		return builders.MakePod("ns", name).Node("n1").Req("100m", "64Mi").Label("app", app).
+			OwnedBy("ReplicaSet", app).Toleration("k", "v", v1.TaintEffectNoSchedule).Obj()
+	}
+	tr := snapshot.InformerTransform()
+	var out []*v1.Pod
+	for _, p := range []*v1.Pod{mk("a-1", "a"), mk("a-2", "a"), mk("b-1", "b")} {
+		o, err := tr(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, o.(*v1.Pod))
+	}
+	same := func(a, b any) bool { return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer() }
+	if !same(out[0].Labels, out[1].Labels) || !same(out[0].Spec.Containers, out[1].Spec.Containers) ||
+		!same(out[0].Spec.Tolerations, out[1].Spec.Tolerations) || !same(out[0].OwnerReferences, out[1].OwnerReferences) {
+		t.Error("the pods of workload a do not share their parts")
+	}
+	if same(out[0].Labels, out[2].Labels) || same(out[0].OwnerReferences, out[2].OwnerReferences) {
+		t.Error("pods of different workloads share labels or owners")
+	}
+	if !same(out[0].Spec.Tolerations, out[2].Spec.Tolerations) {
+		t.Error("equal tolerations of different workloads are not shared")
+	}
+}

@@ -139,3 +139,16 @@ func (o *ClientOptions) restConfig() (*rest.Config, error) {
 	cfg.UserAgent = "usage-descheduler/" + version
 	return cfg, nil
 }
+
+// protobufConfig is a copy of cfg that talks protobuf with the API server,
+// for the clientset of the built-in kinds (informers, evictions, taints):
+// a 150,000-pod initial LIST decodes several times faster and with less
+// garbage than as JSON (docs/benchmarks.md, "Live 5,000 nodes"). JSON stays
+// accepted as a fallback. Aggregated APIs such as metrics.k8s.io serve JSON
+// only, so their clients keep cfg.
+func protobufConfig(cfg *rest.Config) *rest.Config {
+	c := rest.CopyConfig(cfg)
+	c.ContentType = "application/vnd.kubernetes.protobuf"
+	c.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	return c
+}

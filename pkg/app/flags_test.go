@@ -14,6 +14,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 )
 
@@ -110,6 +111,23 @@ func TestKubeconfigResolution(t *testing.T) {
 			t.Error("a missing --kubeconfig file loaded")
 		}
 	})
+}
+
+// TestProtobufConfig: the copy negotiates protobuf with a JSON fallback
+// and leaves the original (the metrics.k8s.io clients') untouched.
+func TestProtobufConfig(t *testing.T) {
+	cfg := &rest.Config{Host: "https://api.example:6443", QPS: 20, Burst: 30}
+	got := protobufConfig(cfg)
+	if got.ContentType != "application/vnd.kubernetes.protobuf" ||
+		got.AcceptContentTypes != "application/vnd.kubernetes.protobuf,application/json" {
+		t.Errorf("content types %q, accept %q", got.ContentType, got.AcceptContentTypes)
+	}
+	if got.Host != cfg.Host || got.QPS != 20 || got.Burst != 30 {
+		t.Errorf("copy lost host/qps/burst: %s %v %d", got.Host, got.QPS, got.Burst)
+	}
+	if cfg.ContentType != "" || cfg.AcceptContentTypes != "" {
+		t.Errorf("original changed: %q %q", cfg.ContentType, cfg.AcceptContentTypes)
+	}
 }
 
 func TestPolicyConfigFileSpelling(t *testing.T) {

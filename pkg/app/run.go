@@ -154,7 +154,7 @@ func runLive(ctx context.Context, o *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	client, err := kubernetes.NewForConfig(cfg)
+	client, err := kubernetes.NewForConfig(protobufConfig(cfg))
 	if err != nil {
 		return fmt.Errorf("building the client: %w", err)
 	}

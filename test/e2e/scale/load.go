@@ -222,6 +222,18 @@ func (l *loader) node(ctx context.Context, i int, now metav1.Time) error {
 	}); err != nil {
 		return fmt.Errorf("creating node %s: %w", n.Name, err)
 	}
+	// The TaintNodesByCondition admission plugin taints every new node
+	// node.kubernetes.io/not-ready:NoSchedule; the node lifecycle
+	// controller (not running here) would lift it once the node is Ready.
+	if len(created.Spec.Taints) > 0 {
+		created.Spec.Taints = nil
+		if err := retry(ctx, func() (err error) {
+			created, err = l.client.CoreV1().Nodes().Update(ctx, created, metav1.UpdateOptions{})
+			return err
+		}); err != nil {
+			return fmt.Errorf("lifting the taints of node %s: %w", n.Name, err)
+		}
+	}
 	nodeStatus(created, i, now)
 	if err := retry(ctx, func() error {
 		_, err := l.client.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{})

@@ -19,7 +19,9 @@
 //	                             written to etcd (etcdload.go); api: every pod through the API
 //	E2E_DESCHEDULER=BIN[,BIN...] prebuilt binaries, each measured in turn against the
 //	                             same loaded cluster (default: build ./cmd/descheduler);
-//	                             BIN@watchlist runs that one with WatchListClient on
+//	                             BIN@watchlist runs that one with WatchListClient on,
+//	                             BIN@KEY=VALUE with that environment variable (e.g.
+//	                             @GOMEMLIMIT=900MiB); suffixes combine
 //	E2E_BIN_DIR as for the e2e suite; BENCH_KEEP=1 keeps the work directory
 package main
 
@@ -179,13 +181,14 @@ func benchmark(ctx context.Context, s settings, work string) ([]*result, error) 
 	}
 	var results []*result
 	for k, bin := range s.binaries {
+		bin, env, watch := parseEntry(bin)
 		modes := s.watchModes
-		if b, ok := strings.CutSuffix(bin, "@watchlist"); ok {
-			bin, modes = b, []bool{true}
+		if watch {
+			modes = []bool{true}
 		}
 		for _, wl := range modes {
 			res := base
-			res.binary, res.watchList = bin, wl
+			res.binary, res.watchList, res.env = bin, wl, env
 			if err := measureRun(ctx, s.cycles, cluster, work, fmt.Sprintf("descheduler-%d-%t", k, wl), &res); err != nil {
 				return results, err
 			}
@@ -242,4 +245,18 @@ func firstLineIs(goMod, want string) bool {
 		}
 	}
 	return false
+}
+
+// parseEntry splits an E2E_DESCHEDULER entry BIN[@watchlist][@KEY=VALUE...]
+// into the binary, its extra environment and whether WatchListClient is on.
+func parseEntry(entry string) (bin string, env []string, watchList bool) {
+	parts := strings.Split(entry, "@")
+	for _, p := range parts[1:] {
+		if p == "watchlist" {
+			watchList = true
+		} else {
+			env = append(env, p)
+		}
+	}
+	return parts[0], env, watchList
 }

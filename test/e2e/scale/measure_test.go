@@ -117,3 +117,13 @@ apiserver_longrunning_requests{component="apiserver",group="",resource="pods",sc
 		t.Errorf("formatCounts = %q", s)
 	}
 }
+
+func TestParseEntry(t *testing.T) {
+	bin, env, wl := parseEntry("/b/descheduler@watchlist@GOMEMLIMIT=900MiB")
+	if bin != "/b/descheduler" || !wl || len(env) != 1 || env[0] != "GOMEMLIMIT=900MiB" {
+		t.Errorf("got %q %v %v", bin, env, wl)
+	}
+	if bin, env, wl := parseEntry("/b/d"); bin != "/b/d" || env != nil || wl {
+		t.Errorf("plain entry: %q %v %v", bin, env, wl)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/usage-descheduler/descheduler/test/e2e/harness"
@@ -73,6 +74,7 @@ const interval = 10 * time.Second
 type result struct {
 	nodes, pods      int
 	binary           string
+	env              []string // extra environment of the run (e.g. GOMEMLIMIT)
 	watchList        bool
 	attempted        int // dry-run evictions planned in the last cycle
 	load             time.Duration
@@ -91,11 +93,11 @@ type result struct {
 func (r *result) summary() string {
 	return fmt.Sprintf("bench-live: nodes=%d pods=%d podBytes=%d load=%s apiPods=%d/%s firstCycle=%s firstUsageCycle=%s "+
 		"cycles=%d cycleP50=%s cycleMax=%s peakRSS=%.0fMiB cpu=%.1fs apiserverRSS=%.0fMiB apiserverPeakRSS=%.0fMiB "+
-		"apiserverRSSIncrease=%.0fMiB startLISTs=%s openedWATCHes=%s watchList=%t attempted=%d binary=%s",
+		"apiserverRSSIncrease=%.0fMiB startLISTs=%s openedWATCHes=%s watchList=%t attempted=%d binary=%s env=%s",
 		r.nodes, r.pods, r.podBytes, r.load.Round(100*time.Millisecond), r.apiPods, r.apiPodsTime.Round(100*time.Millisecond), r.firstCycle.Round(10*time.Millisecond),
 		r.firstUsageCycle.Round(10*time.Millisecond), len(r.cycles), percentile(r.cycles, 50).Round(time.Millisecond),
 		percentile(r.cycles, 100).Round(time.Millisecond), r.peakRSS, r.cpu, r.apiBase, r.apiPeak, r.apiPeak-r.apiBase,
-		formatCounts(r.lists), formatCounts(r.watches), r.watchList, r.attempted, filepath.Base(r.binary))
+		formatCounts(r.lists), formatCounts(r.watches), r.watchList, r.attempted, filepath.Base(r.binary), strings.Join(r.env, ","))
 }
 
 // podWireSize is the JSON size of one pod as the API returns it (with
@@ -146,7 +148,7 @@ func measureRun(ctx context.Context, wantCycles int, c *harness.Cluster, work, n
 		return fmt.Errorf("reading the API server's memory: %w", err)
 	}
 	res.apiBase = float64(base.rssKiB) / 1024
-	var env []string
+	env := append([]string(nil), res.env...)
 	if res.watchList {
 		env = append(env, "KUBE_FEATURE_WatchListClient=true")
 	}

@@ -210,19 +210,18 @@ func (s *Store) Aggregate(now time.Time, cfg Config) Aggregates {
 	}
 }
 
-func aggregateAll[K comparable](a *aggregator, m map[K]*ring[usage], now time.Time, cfg Config) map[K]Result {
+func aggregateAll[K comparable](a *aggregator, m map[K]*series, now time.Time, cfg Config) map[K]Result {
 	out := make(map[K]Result, len(m))
 	cutoff, until := now.Add(-cfg.Window).UnixNano(), now.UnixNano()
 	for k, r := range m {
 		a.reset()
-		from, to := r.span(cutoff, until)
-		for i := from; i < to; i++ {
-			e := r.at(i)
-			a.push(time.Duration(until-e.t), float64(e.v.milliCPU), float64(e.v.memory))
+		in := r.span(cutoff, until)
+		for _, smp := range in {
+			a.push(time.Duration(until-smp.Time.UnixNano()), float64(smp.MilliCPU), float64(smp.Memory))
 		}
 		var newest time.Time
-		if to > from {
-			newest = unixTime(r.at(to - 1).t)
+		if len(in) > 0 {
+			newest = in[len(in)-1].Time
 		}
 		out[k] = a.result(now, newest, cfg)
 	}

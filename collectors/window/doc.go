@@ -6,13 +6,19 @@
 // Store holds one series per node (by name) and per pod (by namespace and
 // name); PointStore holds unitless per-node series (upstream-style
 // MetricResource percentages, exported with PointStore.Export into
-// snapshot.Objects.NodeMetricResource). A series is a ring buffer ordered by sample time with room
-// for Capacity(window, pollInterval) = ceil(window ÷ pollInterval) + Slack
-// samples, grown on demand, so memory is O(window ÷ pollInterval) per node
-// and pod whatever the number of polls. Adding a sample first drops the
+// snapshot.Objects.NodeMetricResource). A series is ordered by sample time
+// and holds at most Capacity(window, pollInterval) = ceil(window ÷
+// pollInterval) + Slack samples, in room grown on demand, so memory is
+// O(window ÷ pollInterval) per node and pod whatever the number of polls.
+// Store's series are copy-on-write (a written sample is never changed: new
+// ones are appended in spare room, and the samples move to a new array when
+// it runs out or a sample arrives out of order), so Store.Export hands each
+// cycle's snapshot slices of the store instead of a copy of every sample
+// (at 5,000 nodes and 150,000 pods, 17 MB per cycle instead of 147 MB);
+// PointStore's series are ring buffers. Adding a sample first drops the
 // samples older than now − window; a timestamp already present is skipped
 // (metrics-server returns the same measurement until its next scrape); an
-// out-of-order sample is inserted at its place; a full ring drops its
+// out-of-order sample is inserted at its place; a full series drops its
 // oldest sample. Sweep removes series with nothing left in the window and
 // Prune removes the series of deleted nodes and pods. Time is always passed
 // in (now), never read from the system clock.

@@ -10,7 +10,7 @@ import (
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 )
 
-// Slack is the number of samples a ring holds beyond window ÷ pollInterval:
+// Slack is the number of samples a series holds beyond window ÷ pollInterval:
 // one because the window is closed at both ends (a 5m window polled every
 // 15s holds 21 samples), one for polls that drift closer together.
 const Slack = 2
@@ -19,12 +19,6 @@ const Slack = 2
 // ceil(window ÷ pollInterval) + Slack.
 func Capacity(window, pollInterval time.Duration) int {
 	return int((window+pollInterval-1)/pollInterval) + Slack
-}
-
-// usage is a stored usage value: CPU in millicores, memory in bytes.
-type usage struct {
-	milliCPU int64
-	memory   int64
 }
 
 // NodeSample is one usage sample of a node.
@@ -81,9 +75,10 @@ func (s *IngestStats) count(o outcome) {
 }
 
 // Store holds the usage series of nodes (by name) and pods (by namespace and
-// name) over a sliding window. Each series is a ring of at most
-// Capacity(window, pollInterval) samples, so memory is O(window ÷
-// pollInterval) per node and pod. Samples older than the window are dropped
+// name) over a sliding window. Each series holds at most
+// Capacity(window, pollInterval) samples in copy-on-write arrays (see
+// series), so memory is O(window ÷ pollInterval) per node and pod and
+// Export shares the samples instead of copying them. Samples older than the window are dropped
 // when a sample is added to their series and skipped when it is read; Sweep
 // and Prune remove whole series. A Store is safe for concurrent use: writers
 // hold the lock only while inserting already fetched samples.
@@ -92,8 +87,8 @@ type Store struct {
 	capacity int
 
 	mu     sync.RWMutex
-	nodes  map[string]*ring[usage]
-	pods   map[types.NamespacedName]*ring[usage]
+	nodes  map[string]*series
+	pods   map[types.NamespacedName]*series
 	newest int64
 }
 
@@ -106,8 +101,8 @@ func NewStore(window, pollInterval time.Duration) (*Store, error) {
 	return &Store{
 		window:   window,
 		capacity: Capacity(window, pollInterval),
-		nodes:    map[string]*ring[usage]{},
-		pods:     map[types.NamespacedName]*ring[usage]{},
+		nodes:    map[string]*series{},
+		pods:     map[types.NamespacedName]*series{},
 	}, nil
 }
 
@@ -139,23 +134,26 @@ func (s *Store) Ingest(now time.Time, b *Batch) IngestStats {
 	for from := 0; from < len(b.Nodes); from += ingestChunk {
 		s.mu.Lock()
 		for _, n := range b.Nodes[from:min(from+ingestChunk, len(b.Nodes))] {
-			st.count(s.add(addTo(s.nodes, n.Name), n.Sample, cutoff))
+			st.count(s.add(seriesOf(s.nodes, n.Name), n.Sample, cutoff))
 		}
 		s.mu.Unlock()
 	}
 	for from := 0; from < len(b.Pods); from += ingestChunk {
 		s.mu.Lock()
 		for i := from; i < min(from+ingestChunk, len(b.Pods)); i++ {
-			st.count(s.add(addTo(s.pods, b.Pods[i].Pod), b.Pods[i].Sample, cutoff))
+			st.count(s.add(seriesOf(s.pods, b.Pods[i].Pod), b.Pods[i].Sample, cutoff))
 		}
 		s.mu.Unlock()
 	}
 	return st
 }
 
-func (s *Store) add(r *ring[usage], smp snapshot.Sample, cutoff int64) outcome {
+// add stores a sample with its time in UTC without a monotonic reading, so
+// that stored samples compare and print alike whatever clock took them.
+func (s *Store) add(r *series, smp snapshot.Sample, cutoff int64) outcome {
 	t := smp.Time.UnixNano()
-	o := r.add(entry[usage]{t: t, v: usage{milliCPU: smp.MilliCPU, memory: smp.Memory}}, cutoff, s.capacity)
+	smp.Time = unixTime(t)
+	o := r.add(smp, cutoff, s.capacity)
 	if o == added && t > s.newest {
 		s.newest = t
 	}
@@ -167,6 +165,16 @@ func addTo[K comparable, V any](m map[K]*ring[V], key K) *ring[V] {
 	r := m[key]
 	if r == nil {
 		r = &ring[V]{}
+		m[key] = r
+	}
+	return r
+}
+
+// seriesOf returns the series of key, creating it when absent.
+func seriesOf[K comparable](m map[K]*series, key K) *series {
+	r := m[key]
+	if r == nil {
+		r = &series{}
 		m[key] = r
 	}
 	return r
@@ -206,19 +214,20 @@ func (s *Store) PodSeries(pod types.NamespacedName, now time.Time) snapshot.Seri
 }
 
 // appendSeries appends the samples of r in [now − window, now] to buf.
-func (s *Store) appendSeries(buf snapshot.Series, r *ring[usage], now time.Time) snapshot.Series {
+func (s *Store) appendSeries(buf snapshot.Series, r *series, now time.Time) snapshot.Series {
 	if r == nil {
 		return buf
 	}
-	from, to := r.span(now.Add(-s.window).UnixNano(), now.UnixNano())
-	for i := from; i < to; i++ {
-		e := r.at(i)
-		buf = append(buf, snapshot.Sample{Time: unixTime(e.t), MilliCPU: e.v.milliCPU, Memory: e.v.memory})
-	}
-	return buf
+	return append(buf, s.inWindow(r, now)...)
 }
 
-// Export is a copy of every series of a Store.
+// inWindow returns the samples of r in [now − window, now], shared with
+// the store (never modified by it, see series).
+func (s *Store) inWindow(r *series, now time.Time) snapshot.Series {
+	return r.span(now.Add(-s.window).UnixNano(), now.UnixNano())
+}
+
+// Export is every series of a Store at one time.
 type Export struct {
 	// Nodes are the series by node name, as snapshot.Objects.NodeMetrics.
 	Nodes map[string]snapshot.Series
@@ -226,43 +235,26 @@ type Export struct {
 	Pods map[types.NamespacedName]snapshot.Series
 }
 
-// Export copies every series' samples in [now − window, now] (series
-// without any are left out). All samples share one backing array, so the
-// copy costs a handful of allocations however many series there are; it is
-// still O(samples) memory (40 bytes a sample), so for very large clusters
-// prefer Aggregate, which copies no samples.
+// Export returns every series' samples in [now − window, now] (series
+// without any are left out). The series share the store's arrays, which
+// the store never modifies (see series): an export costs the two maps, not
+// a copy of the samples, and stays as it was while the store goes on
+// ingesting. The series must not be modified.
 func (s *Store) Export(now time.Time) Export {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	total := 0
-	for _, r := range s.nodes {
-		total += r.n
-	}
-	for _, r := range s.pods {
-		total += r.n
-	}
-	buf := make(snapshot.Series, 0, total)
-	out := Export{
-		Nodes: make(map[string]snapshot.Series, len(s.nodes)),
-		Pods:  make(map[types.NamespacedName]snapshot.Series, len(s.pods)),
-	}
-	buf = exportInto(s, out.Nodes, s.nodes, buf, now)
-	exportInto(s, out.Pods, s.pods, buf, now)
-	return out
+	return Export{Nodes: exportAll(s, s.nodes, now), Pods: exportAll(s, s.pods, now)}
 }
 
-// exportInto copies the in-window samples of every ring of in to out,
-// carving the series out of buf (which has room for all of them).
-func exportInto[K comparable](s *Store, out map[K]snapshot.Series, in map[K]*ring[usage],
-	buf snapshot.Series, now time.Time) snapshot.Series {
+// exportAll returns the in-window samples of every series of in.
+func exportAll[K comparable](s *Store, in map[K]*series, now time.Time) map[K]snapshot.Series {
+	out := make(map[K]snapshot.Series, len(in))
 	for k, r := range in {
-		start := len(buf)
-		buf = s.appendSeries(buf, r, now)
-		if len(buf) > start {
-			out[k] = buf[start:len(buf):len(buf)]
+		if w := s.inWindow(r, now); len(w) > 0 {
+			out[k] = w
 		}
 	}
-	return buf
+	return out
 }
 
 // Prune removes the series of nodes for which liveNode returns false and of
@@ -274,7 +266,7 @@ func (s *Store) Prune(liveNode func(name string) bool, livePod func(pod types.Na
 	return prune(s.nodes, liveNode), prune(s.pods, livePod)
 }
 
-func prune[K comparable, V any](m map[K]*ring[V], live func(K) bool) int {
+func prune[K comparable, V any](m map[K]V, live func(K) bool) int {
 	if live == nil {
 		return 0
 	}
@@ -294,7 +286,18 @@ func (s *Store) Sweep(now time.Time) int {
 	cutoff := now.Add(-s.window).UnixNano()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return sweep(s.nodes, cutoff) + sweep(s.pods, cutoff)
+	return sweepSeries(s.nodes, cutoff) + sweepSeries(s.pods, cutoff)
+}
+
+func sweepSeries[K comparable](m map[K]*series, cutoff int64) int {
+	removed := 0
+	for k, r := range m {
+		if r.len() == 0 || r.newest() < cutoff {
+			delete(m, k)
+			removed++
+		}
+	}
+	return removed
 }
 
 func sweep[K comparable, V any](m map[K]*ring[V], cutoff int64) int {

@@ -3,6 +3,7 @@ package window
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -250,5 +251,49 @@ func TestPointsInWindow(t *testing.T) {
 	}
 	if got := PointsInWindow(nil, t0, time.Minute); len(got) != 0 {
 		t.Fatalf("nil series: %v", got)
+	}
+}
+
+// TestExportIsUnchangedByLaterIngest: an export shares the store's arrays
+// (copy-on-write series), so it must stay as it was while the store goes
+// on ingesting: in-order samples past several moves to a new array,
+// out-of-order ones and duplicates. An export is taken after every ingest
+// and all are checked at the end.
+func TestExportIsUnchangedByLaterIngest(t *testing.T) {
+	s, err := NewStore(5*time.Minute, time.Minute) // capacity 5 + 2 = 7, spare room 4
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := types.NamespacedName{Namespace: "ns", Name: "p"}
+	var exports, want []Export
+	ingest := func(at time.Time, cpu int64) {
+		s.Ingest(at, &Batch{Nodes: []NodeSample{{Name: "n1", Sample: snapshot.Sample{Time: at, MilliCPU: cpu}}},
+			Pods: []PodSample{{Pod: pod, Sample: snapshot.Sample{Time: at, MilliCPU: cpu}}}})
+		exp := s.Export(at)
+		exports = append(exports, exp)
+		want = append(want, Export{Nodes: map[string]snapshot.Series{"n1": slices.Clone(exp.Nodes["n1"])},
+			Pods: map[types.NamespacedName]snapshot.Series{pod: slices.Clone(exp.Pods[pod])}})
+	}
+	// 30 samples a minute apart (a series moves to a new array every few
+	// samples), every fifth followed by one 30 s late (out of order) and a
+	// duplicate of it.
+	for i := range 30 {
+		at := t0.Add(time.Duration(i) * time.Minute)
+		ingest(at, int64(100+i))
+		if i%5 == 4 {
+			ingest(at.Add(-30*time.Second), int64(900+i))
+			ingest(at.Add(-30*time.Second), 1)
+		}
+	}
+	for i := range exports {
+		if !reflect.DeepEqual(exports[i], want[i]) {
+			t.Fatalf("export %d changed after later ingests:\n got %v\nwant %v", i, exports[i], want[i])
+		}
+	}
+	// The store holds the newest window, 12:24 (12:29 − 5m) to 12:29 with
+	// the late 12:28:30: 7 samples, the capacity.
+	got := s.PodSeries(pod, t0.Add(29*time.Minute))
+	if len(got) != 7 || got[5].MilliCPU != 929 || !got[0].Time.Equal(t0.Add(24*time.Minute)) {
+		t.Errorf("pod series after the ingests = %v", got)
 	}
 }

@@ -21,7 +21,8 @@
 //	                             same loaded cluster (default: build ./cmd/descheduler);
 //	                             BIN@watchlist runs that one with WatchListClient on,
 //	                             BIN@KEY=VALUE with that environment variable (e.g.
-//	                             @GOMEMLIMIT=900MiB); suffixes combine
+//	                             @GOMEMLIMIT=900MiB), BIN@--flag=value with that extra
+//	                             flag (e.g. @--cache-sync-timeout=10m); suffixes combine
 //	E2E_BIN_DIR as for the e2e suite; BENCH_KEEP=1 keeps the work directory
 package main
 
@@ -181,14 +182,14 @@ func benchmark(ctx context.Context, s settings, work string) ([]*result, error) 
 	}
 	var results []*result
 	for k, bin := range s.binaries {
-		bin, env, watch := parseEntry(bin)
+		bin, env, flags, watch := parseEntry(bin)
 		modes := s.watchModes
 		if watch {
 			modes = []bool{true}
 		}
 		for _, wl := range modes {
 			res := base
-			res.binary, res.watchList, res.env = bin, wl, env
+			res.binary, res.watchList, res.env, res.flags = bin, wl, env, flags
 			if err := measureRun(ctx, s.cycles, cluster, work, fmt.Sprintf("descheduler-%d-%t", k, wl), &res); err != nil {
 				return results, err
 			}
@@ -247,16 +248,20 @@ func firstLineIs(goMod, want string) bool {
 	return false
 }
 
-// parseEntry splits an E2E_DESCHEDULER entry BIN[@watchlist][@KEY=VALUE...]
-// into the binary, its extra environment and whether WatchListClient is on.
-func parseEntry(entry string) (bin string, env []string, watchList bool) {
+// parseEntry splits an E2E_DESCHEDULER entry
+// BIN[@watchlist][@KEY=VALUE...][@--flag=value...] into the binary, its
+// extra environment, its extra flags and whether WatchListClient is on.
+func parseEntry(entry string) (bin string, env, flags []string, watchList bool) {
 	parts := strings.Split(entry, "@")
 	for _, p := range parts[1:] {
-		if p == "watchlist" {
+		switch {
+		case p == "watchlist":
 			watchList = true
-		} else {
+		case strings.HasPrefix(p, "--"):
+			flags = append(flags, p)
+		default:
 			env = append(env, p)
 		}
 	}
-	return parts[0], env, watchList
+	return parts[0], env, flags, watchList
 }

@@ -119,11 +119,12 @@ apiserver_longrunning_requests{component="apiserver",group="",resource="pods",sc
 }
 
 func TestParseEntry(t *testing.T) {
-	bin, env, wl := parseEntry("/b/descheduler@watchlist@GOMEMLIMIT=900MiB")
-	if bin != "/b/descheduler" || !wl || len(env) != 1 || env[0] != "GOMEMLIMIT=900MiB" {
-		t.Errorf("got %q %v %v", bin, env, wl)
+	bin, env, flags, wl := parseEntry("/b/descheduler@watchlist@GOMEMLIMIT=900MiB@--cache-sync-timeout=10m")
+	if bin != "/b/descheduler" || !wl || len(env) != 1 || env[0] != "GOMEMLIMIT=900MiB" ||
+		len(flags) != 1 || flags[0] != "--cache-sync-timeout=10m" {
+		t.Errorf("got %q %v %v %v", bin, env, flags, wl)
 	}
-	if bin, env, wl := parseEntry("/b/d"); bin != "/b/d" || env != nil || wl {
-		t.Errorf("plain entry: %q %v %v", bin, env, wl)
+	if bin, env, flags, wl := parseEntry("/b/d"); bin != "/b/d" || env != nil || flags != nil || wl {
+		t.Errorf("plain entry: %q %v %v %v", bin, env, flags, wl)
 	}
 }

@@ -75,6 +75,7 @@ type result struct {
 	nodes, pods      int
 	binary           string
 	env              []string // extra environment of the run (e.g. GOMEMLIMIT)
+	flags            []string // extra flags of the run
 	watchList        bool
 	attempted        int // dry-run evictions planned in the last cycle
 	load             time.Duration
@@ -93,11 +94,11 @@ type result struct {
 func (r *result) summary() string {
 	return fmt.Sprintf("bench-live: nodes=%d pods=%d podBytes=%d load=%s apiPods=%d/%s firstCycle=%s firstUsageCycle=%s "+
 		"cycles=%d cycleP50=%s cycleMax=%s peakRSS=%.0fMiB cpu=%.1fs apiserverRSS=%.0fMiB apiserverPeakRSS=%.0fMiB "+
-		"apiserverRSSIncrease=%.0fMiB startLISTs=%s openedWATCHes=%s watchList=%t attempted=%d binary=%s env=%s",
+		"apiserverRSSIncrease=%.0fMiB startLISTs=%s openedWATCHes=%s watchList=%t attempted=%d binary=%s env=%s flags=%s",
 		r.nodes, r.pods, r.podBytes, r.load.Round(100*time.Millisecond), r.apiPods, r.apiPodsTime.Round(100*time.Millisecond), r.firstCycle.Round(10*time.Millisecond),
 		r.firstUsageCycle.Round(10*time.Millisecond), len(r.cycles), percentile(r.cycles, 50).Round(time.Millisecond),
 		percentile(r.cycles, 100).Round(time.Millisecond), r.peakRSS, r.cpu, r.apiBase, r.apiPeak, r.apiPeak-r.apiBase,
-		formatCounts(r.lists), formatCounts(r.watches), r.watchList, r.attempted, filepath.Base(r.binary), strings.Join(r.env, ","))
+		formatCounts(r.lists), formatCounts(r.watches), r.watchList, r.attempted, filepath.Base(r.binary), strings.Join(r.env, ","), strings.Join(r.flags, ","))
 }
 
 // podWireSize is the JSON size of one pod as the API returns it (with
@@ -154,9 +155,9 @@ func measureRun(ctx context.Context, wantCycles int, c *harness.Cluster, work, n
 	}
 	logPath := filepath.Join(c.LogDir, name+".log")
 	started := time.Now()
-	p, err := harness.StartProcessEnv(name, logPath, env, res.binary,
-		"--policy-config-file", policyFile, "--kubeconfig", c.Kubeconfig, "--secure-port", "0",
-		"--dry-run", "--descheduling-interval", interval.String(), "-v", "2")
+	args := append([]string{"--policy-config-file", policyFile, "--kubeconfig", c.Kubeconfig, "--secure-port", "0",
+		"--dry-run", "--descheduling-interval", interval.String(), "-v", "2"}, res.flags...)
+	p, err := harness.StartProcessEnv(name, logPath, env, res.binary, args...)
 	if err != nil {
 		return err
 	}

@@ -117,6 +117,10 @@ func runSimulate(cmd *cobra.Command, o *SimulateOptions) error {
 	if err != nil {
 		return fmt.Errorf("building the snapshot: %w", err)
 	}
+	if w := explain.MissingWorkloadsWarning(snap); w != "" {
+		warnings = append(warnings, w)
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", w)
+	}
 	cycle := &descheduler.Cycle{Profiles: profiles, Limits: descheduler.LimitsFromPolicy(policy),
 		Executor: evictor.DryRunExecutor{}}
 	rep := cycle.Run(cmd.Context(), snap)

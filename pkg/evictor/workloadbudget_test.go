@@ -140,7 +140,7 @@ func TestWorkloadGuardCheck(t *testing.T) {
 		{name: "a not-Ready pod goes and is not counted: then 3-2+0+1=2 > 1 for a Ready one",
 			objs: deploy(builders.MakeDeployment("default", "web", 3).Ready(2)),
 			pods: append([]*v1.Pod{unreadyWeb("web-x")}, webPods(1)...), want: []verdict{ok, budget},
-			msg:  "workload default/web: 1 of 3 unavailable, budget 1"},
+			msg: "workload default/web: 1 of 3 unavailable, budget 1"},
 		{name: "a failed pod of a singleton goes",
 			objs: deploy(builders.MakeDeployment("default", "web", 1).Ready(0)),
 			pods: []*v1.Pod{builders.MakePod("default", "web-f").Node("n1").OwnedBy("ReplicaSet", "web-rs").Phase(v1.PodFailed).Obj()},

@@ -29,7 +29,8 @@ import (
 //     this cycle) ≥ 1, else skipped (pdb_exhausted), so no eviction call is
 //     spent on a certain 429. A PDB without a computed status is left to the
 //     Eviction API;
-//  4. the pod is not Ready (not Running, or its Ready condition is False):
+//  4. the pod is not Ready (not Running, its Ready condition False, or
+//     without that condition a container waiting, e.g. CrashLoopBackOff):
 //     allowed, and not counted below; its eviction takes away no
 //     availability (this is what lets RemoveFailedPods and
 //     RemovePodsHavingTooManyRestarts act on a failing singleton);

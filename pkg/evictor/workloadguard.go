@@ -73,8 +73,10 @@ func (g *WorkloadGuard) Check(pod *v1.Pod, b *WorkloadBudget) Verdict {
 }
 
 // notReady reports whether the pod is known not to be Ready: it is not
-// Running, or its Ready condition is False. A Running pod without a Ready
-// condition (hand-written snapshot files) counts as Ready.
+// Running, its Ready condition is False, or (without a Ready condition, as
+// in hand-written snapshot files) a container is waiting, e.g. in
+// CrashLoopBackOff. A Running pod without a Ready condition and without a
+// waiting container counts as Ready.
 func notReady(pod *v1.Pod) bool {
 	if pod.Status.Phase != v1.PodRunning {
 		return true
@@ -82,6 +84,11 @@ func notReady(pod *v1.Pod) bool {
 	for _, c := range pod.Status.Conditions {
 		if c.Type == v1.PodReady {
 			return c.Status == v1.ConditionFalse
+		}
+	}
+	for _, st := range pod.Status.ContainerStatuses {
+		if st.State.Waiting != nil {
+			return true
 		}
 	}
 	return false

@@ -29,16 +29,17 @@ import (
 //     this cycle) ≥ 1, else skipped (pdb_exhausted), so no eviction call is
 //     spent on a certain 429. A PDB without a computed status is left to the
 //     Eviction API;
-//  4. the pod is not Ready (not Running, its Ready condition False, or
-//     without that condition a container waiting, e.g. CrashLoopBackOff):
-//     allowed, and not counted below; its eviction takes away no
-//     availability (this is what lets RemoveFailedPods and
-//     RemovePodsHavingTooManyRestarts act on a failing singleton);
+//  4. the pod is failing (terminated, or not Ready with a restarted
+//     container or one waiting in CrashLoopBackOff, ImagePullBackOff and
+//     the like): allowed; its eviction takes away no availability (this is
+//     what lets RemoveFailedPods and RemovePodsHavingTooManyRestarts act on
+//     a failing singleton). A pod that is only starting is judged below;
 //  5. desired replicas ≤ 1 and no PDB: skipped (singleton) unless
 //     evictSingletons, which allows it;
 //  6. otherwise: allowed iff
 //     (desired − ready, not below 0) + (Ready pods of this workload
-//     evicted earlier in this cycle, by any strategy and profile) + 1
+//     evicted earlier in this cycle, by any strategy and profile; a pod
+//     that was not Ready is already in desired − ready) + 1
 //     ≤ budget, else skipped (workload_budget).
 //     The budget is maxUnavailable when set (an int, or
 //     a percent of desired rounded down); else the workload's own
@@ -185,8 +186,8 @@ type workloadState struct {
 	evicted int32
 	// covered: a PDB selects the pod.
 	covered bool
-	// unready: the pod is not Ready (see notReady).
-	unready bool
+	// failing: the pod is unavailable for good (see failing).
+	failing bool
 }
 
 // judgeWorkload applies steps 2 and 4-6 of the rule (see WorkloadBudget)
@@ -201,8 +202,8 @@ func judgeWorkload(w *snapshot.Workload, st workloadState, b *WorkloadBudget) Ve
 	if st.covered {
 		return Verdict{Allowed: true}
 	}
-	if st.unready {
-		return Verdict{Allowed: true, Message: name + ": the pod is not Ready, its eviction leaves availability unchanged"}
+	if st.failing {
+		return Verdict{Allowed: true, Message: name + ": the pod is failing, its eviction leaves availability unchanged"}
 	}
 	evicted := st.evicted
 	var override *intstr.IntOrString

@@ -60,7 +60,7 @@ func (g *WorkloadGuard) Check(pod *v1.Pod, b *WorkloadBudget) Verdict {
 	}
 	covering := g.covering(pod)
 	unready := notReady(pod)
-	v := judgeWorkload(w, workloadState{evicted: g.evicted[w.Ref], covered: len(covering) > 0, unready: unready}, b)
+	v := judgeWorkload(w, workloadState{evicted: g.evicted[w.Ref], covered: len(covering) > 0, failing: failing(pod)}, b)
 	if !v.Allowed || len(covering) == 0 {
 		return v
 	}
@@ -70,6 +70,31 @@ func (g *WorkloadGuard) Check(pod *v1.Pod, b *WorkloadBudget) Verdict {
 		}
 	}
 	return Verdict{Allowed: true}
+}
+
+// failingReasons are waiting reasons of a container that will not become
+// Ready by itself.
+var failingReasons = map[string]bool{"CrashLoopBackOff": true, "ImagePullBackOff": true, "ErrImagePull": true,
+	"CreateContainerConfigError": true, "CreateContainerError": true, "InvalidImageName": true}
+
+// failing reports whether the pod is unavailable and not on its way to
+// availability: it has terminated (Failed or Succeeded), or it is not
+// Ready and a container has restarted or waits for a reason that does not
+// resolve itself (CrashLoopBackOff, ImagePullBackOff, ...). A pod that is
+// starting (not Ready yet, no restart) is not failing.
+func failing(pod *v1.Pod) bool {
+	if pod.Status.Phase == v1.PodFailed || pod.Status.Phase == v1.PodSucceeded {
+		return true
+	}
+	if !notReady(pod) {
+		return false
+	}
+	for _, st := range pod.Status.ContainerStatuses {
+		if st.RestartCount > 0 || (st.State.Waiting != nil && failingReasons[st.State.Waiting.Reason]) {
+			return true
+		}
+	}
+	return false
 }
 
 // notReady reports whether the pod is known not to be Ready: it is not

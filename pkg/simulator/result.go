@@ -150,6 +150,14 @@ type Summary struct {
 	// EvictionsOverLowerBound is TotalEvictions ÷ LowerBound, rounded to
 	// two decimals; nil when LowerBound is 0.
 	EvictionsOverLowerBound *float64 `json:"evictionsOverLowerBound"`
+	// MinAvailability is, per workload in the snapshot, the fewest of its
+	// pods Ready at once, sampled at every cycle's start and right after
+	// its evictions; lowest percentage first. Empty when the snapshot has
+	// no workload objects.
+	MinAvailability []WorkloadAvailability `json:"minAvailability"`
+	// WorkloadsBelowBudget counts the workloads in MinAvailability that
+	// went below their budget (desired − maxUnavailable).
+	WorkloadsBelowBudget int `json:"workloadsBelowBudget"`
 }
 
 // Repeated counts repeated evictions of workloads (controller owners).

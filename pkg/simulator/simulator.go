@@ -25,6 +25,7 @@ type simulation struct {
 	res     *Result
 	evicted []evictedPod
 	bound   Bound
+	avail   *availability
 }
 
 // evictedPod is one simulated eviction, for the summary.
@@ -60,6 +61,7 @@ func Run(ctx context.Context, objs snapshot.Objects, start time.Time, cfg Config
 	}
 	s.res.Moves = append([]Move{}, s.cluster.moves...)
 	s.res.Summary = summarize(s.res, s.evicted, &cfg, s.bound)
+	s.res.Summary.MinAvailability, s.res.Summary.WorkloadsBelowBudget = s.avail.result()
 	return s.res, nil
 }
 
@@ -83,7 +85,8 @@ func newSimulation(objs snapshot.Objects, start time.Time, cfg *Config) (*simula
 		Memory:       &descheduler.Memory{State: state, Taints: newTaints(c, cfg.Profiles)},
 	}
 	res := &Result{Cycles: []Cycle{}, Evictions: []explain.Eviction{}, Warnings: warnings}
-	return &simulation{cfg: cfg, clock: clk, cluster: c, api: api, runner: runner, res: res}, nil
+	return &simulation{cfg: cfg, clock: clk, cluster: c, api: api, runner: runner, res: res,
+		avail: newAvailability()}, nil
 }
 
 // advance moves the clock to t, generating the usage samples on the way.
@@ -98,6 +101,7 @@ func (s *simulation) cycle(ctx context.Context, k int, t time.Time) error {
 		return err
 	}
 	s.advance(t)
+	s.avail.sample(s.cluster.refreshWorkloads(t, k > 1), k, t, false)
 	s.api.beginCycle()
 	pending := s.cluster.pendingReport()
 	// The live descheduler's log lines (cycle finished, soft taints) are
@@ -112,6 +116,7 @@ func (s *simulation) cycle(ctx context.Context, k int, t time.Time) error {
 		s.res.Errors = append(s.res.Errors, fmt.Sprintf("cycle %d: %v", k, e))
 	}
 	in := s.describe(rep.Initial)
+	s.avail.budgets(rep.Initial, s.cfg.Budget)
 	if k == 1 {
 		if s.bound, err = firstBound(in, s.cfg.Target); err != nil {
 			return fmt.Errorf("cycle %d: %w", k, err)
@@ -128,9 +133,13 @@ func (s *simulation) cycle(ctx context.Context, k int, t time.Time) error {
 	}
 	s.res.Cycles = append(s.res.Cycles, cy)
 	s.res.Evictions = append(s.res.Evictions, cy.Evictions...)
-	if err := s.cluster.apply(ctx, k, rep, t); err != nil {
+	if err := s.cluster.apply(k, rep, t); err != nil {
 		return fmt.Errorf("cycle %d: %w", k, err)
 	}
+	// The moment of lowest availability: the evicted pods are gone, their
+	// replacements not placed yet.
+	s.avail.sample(s.cluster.levels(), k, t, true)
+	s.cluster.settle(ctx)
 	return nil
 }
 
@@ -143,6 +152,7 @@ func (s *simulation) describe(snap *snapshot.Snapshot) explain.Input {
 // end records the cluster at t, one interval after the last cycle.
 func (s *simulation) end(ctx context.Context, t time.Time) error {
 	s.advance(t)
+	s.cluster.refreshWorkloads(t, true)
 	snap, err := s.runner.Snapshot()
 	if err != nil {
 		return fmt.Errorf("the end state: %w", err)

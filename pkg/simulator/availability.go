@@ -1,0 +1,108 @@
+package simulator
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/usage-descheduler/descheduler/pkg/snapshot"
+)
+
+// WorkloadAvailability is the lowest availability one workload reached
+// during a simulation (Summary.MinAvailability).
+type WorkloadAvailability struct {
+	// Workload is "Kind namespace/name", e.g. "Deployment default/web"
+	// (a Deployment, not its ReplicaSets).
+	Workload string `json:"workload"`
+	// Desired is its desired replicas (a DaemonSet: its desired number
+	// scheduled; a Job: its parallelism).
+	Desired int32 `json:"desired"`
+	// MinReady is the fewest of its pods that were Ready at once, and
+	// MinReadyPercent that as a percentage of Desired (one decimal).
+	MinReady        int32   `json:"minReady"`
+	MinReadyPercent float64 `json:"minReadyPercent"`
+	// Cycle and Time are when MinReady was first reached: at the start of
+	// that cycle, or, with AfterEvictions, right after its evictions
+	// (before any replacement was placed).
+	Cycle          int       `json:"cycle"`
+	Time           time.Time `json:"time"`
+	AfterEvictions bool      `json:"afterEvictions"`
+	// MaxUnavailable is the workload's budget, when the simulation knows
+	// it (Config.Budget), and BelowBudget whether MinReady went below
+	// Desired − MaxUnavailable.
+	MaxUnavailable *int32 `json:"maxUnavailable,omitempty"`
+	BelowBudget    bool   `json:"belowBudget"`
+}
+
+// BudgetFunc returns the most replicas of workload w that may be
+// unavailable at once (its budget) in the cluster snap, and false when no
+// budget applies to it.
+type BudgetFunc func(snap *snapshot.Snapshot, w *snapshot.Workload) (int32, bool)
+
+// availability keeps each workload's lowest level so far.
+type availability struct {
+	lows  map[ownerKey]*WorkloadAvailability
+	order []ownerKey
+}
+
+func newAvailability() *availability {
+	return &availability{lows: map[ownerKey]*WorkloadAvailability{}}
+}
+
+// sample records the levels seen in cycle k at t.
+func (a *availability) sample(levels []level, k int, t time.Time, afterEvictions bool) {
+	for _, l := range levels {
+		low, seen := a.lows[l.workload]
+		if seen && l.ready >= low.MinReady {
+			continue
+		}
+		if !seen {
+			low = &WorkloadAvailability{Workload: l.workload.String(), Desired: l.desired}
+			a.lows[l.workload] = low
+			a.order = append(a.order, l.workload)
+		}
+		low.MinReady, low.Cycle, low.Time, low.AfterEvictions = l.ready, k, t.UTC(), afterEvictions
+	}
+}
+
+// budgets sets the budget of every workload seen whose budget is not known
+// yet, as budget says in snap.
+func (a *availability) budgets(snap *snapshot.Snapshot, budget BudgetFunc) {
+	if budget == nil {
+		return
+	}
+	for _, k := range a.order {
+		low := a.lows[k]
+		if low.MaxUnavailable != nil {
+			continue
+		}
+		w, ok := snap.Workload(snapshot.WorkloadRef{Kind: k.kind, Namespace: k.namespace, Name: k.name})
+		if !ok {
+			continue
+		}
+		if n, applies := budget(snap, w); applies {
+			low.MaxUnavailable = &n
+		}
+	}
+}
+
+// result returns the lowest levels, lowest percentage first (then by
+// name), and how many went below their budget.
+func (a *availability) result() ([]WorkloadAvailability, int) {
+	out := make([]WorkloadAvailability, 0, len(a.order))
+	below := 0
+	for _, k := range a.order {
+		low := *a.lows[k]
+		low.MinReadyPercent = math.Round(float64(low.MinReady)*1000/float64(low.Desired)) / 10
+		low.BelowBudget = low.MaxUnavailable != nil && low.MinReady < low.Desired-*low.MaxUnavailable
+		if low.BelowBudget {
+			below++
+		}
+		out = append(out, low)
+	}
+	slices.SortStableFunc(out, func(x, y WorkloadAvailability) int {
+		return cmp.Or(cmp.Compare(x.MinReadyPercent, y.MinReadyPercent), cmp.Compare(x.Workload, y.Workload))
+	})
+	return out, below
+}

@@ -102,9 +102,6 @@ func runSimulate(cmd *cobra.Command, o *SimulateOptions) error {
 		}
 	}
 	warnings = append(warnings, snapshot.Check(objs, now)...)
-	if w := snapshot.MissingWorkloadWarning(objs); w != "" {
-		warnings = append(warnings, w)
-	}
 	for _, w := range warnings {
 		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", w)
 	}
@@ -123,6 +120,10 @@ func runSimulate(cmd *cobra.Command, o *SimulateOptions) error {
 	snap, err := snapshot.New(objs, snapshot.Options{Now: now, NodeSelector: sel, History: state.History(now)})
 	if err != nil {
 		return fmt.Errorf("building the snapshot: %w", err)
+	}
+	if w := explain.MissingWorkloadsWarning(snap); w != "" {
+		warnings = append(warnings, w)
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", w)
 	}
 	cycle := &descheduler.Cycle{Profiles: profiles, Limits: descheduler.LimitsFromPolicy(policy),
 		Executor: evictor.DryRunExecutor{}}

@@ -71,7 +71,7 @@ func runSimulateCycles(cmd *cobra.Command, o *SimulateOptions, in simulationInpu
 	cfg := simulator.Config{Profiles: in.profiles, Limits: descheduler.LimitsFromPolicy(in.policy),
 		NodeSelector: in.selector, Cycles: o.Cycles, Interval: o.Interval, Seed: o.Seed, Noise: o.Noise / 100,
 		Usage: simulatedUsage(in.policy), History: in.history, Target: target, RepeatCooldown: cooldown,
-		PodStartup: o.PodStartup, Wall: clock.RealClock{}}
+		PodStartup: o.PodStartup, Budget: simulationBudget(in.policy, target.Profile).Func(), Wall: clock.RealClock{}}
 	task := newProgress(cmd, o.Quiet).Start("simulating cycles", int64(o.Cycles), progress.Items)
 	cfg.OnCycle = func(int) { task.Add(1) }
 	res, err := simulator.Run(cmd.Context(), in.objs, in.now, cfg)

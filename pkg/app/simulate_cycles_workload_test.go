@@ -16,7 +16,9 @@ items:
 - apiVersion: v1
   kind: Node
   metadata: {name: a}
-  status: {allocatable: {cpu: "4", memory: 16Gi, pods: "110"}}
+  status:
+    allocatable: {cpu: "4", memory: 16Gi, pods: "110"}
+    conditions: [{type: Ready, status: "True"}]
 - apiVersion: v1
   kind: Pod
   metadata:
@@ -56,9 +58,46 @@ func TestSimulateWarnsOnceAboutMissingWorkloads(t *testing.T) {
 			t.Fatalf("simulate %v: %v", extra, err)
 		}
 		// web-1 and web-2: owned by ReplicaSet web-rs, not in the file.
-		want := "warning: 2 pods are owned by workloads "
+		want := "warning: 2 pods belong to a Deployment, ReplicaSet"
 		if n := strings.Count(errOut.String(), want); n != 1 {
 			t.Errorf("simulate %v: %d warnings %q, want exactly one; stderr:\n%s", extra, n, want, errOut.String())
+		}
+	}
+}
+
+// testdata/workload over cycles: Deployment web (3 replicas on n1, budget
+// 1) loses one Ready pod per cycle. With --pod-startup 10m and 5m cycles
+// the replacement evicted in cycle 1 is still starting at cycle 2
+// (3−2+0+1 = 2 > 1: nothing goes) and Ready at cycle 3.
+func TestSimulateCyclesWorkloadBudgetGolden(t *testing.T) {
+	args := func(extra ...string) []string {
+		return append([]string{"simulate", "--policy", filepath.Join("testdata", "workload", "policy.yaml"),
+			"--snapshot", filepath.Join("testdata", "workload", "cluster.yaml"), "--now", "2026-01-01T12:00:00Z",
+			"--cycles", "3"}, extra...)
+	}
+	for _, tc := range []struct {
+		golden string
+		extra  []string
+		// wantEvicted per cycle, in the table's EVICTED column.
+		wantEvicted []string
+	}{
+		{"simulate-cycles-workload.txt", nil, []string{"1", "1", "1"}},
+		{"simulate-cycles-workload-startup.txt", []string{"--pod-startup", "10m"}, []string{"1", "0", "1"}},
+	} {
+		out, err := run(t, args(tc.extra...)...)
+		if err != nil {
+			t.Fatalf("simulate %v: %v", tc.extra, err)
+		}
+		golden(t, tc.golden, out)
+		lines := strings.Split(out, "\n")
+		for i, want := range tc.wantEvicted {
+			if f := strings.Fields(lines[i+1]); len(f) < 3 || f[2] != want {
+				t.Errorf("%v: cycle %d line %q, want %s evicted", tc.extra, i+1, lines[i+1], want)
+			}
+		}
+		if !strings.Contains(out, "lowest Ready/desired: Deployment default/web 2/3 (66.7%, cycle 1 after evictions)") ||
+			!strings.Contains(out, "0 of 1 with a known budget went below it") {
+			t.Errorf("%v: the availability lines are missing:\n%s", tc.extra, out)
 		}
 	}
 }

@@ -30,6 +30,28 @@ func (s *Simulation) writeEvictions(w io.Writer, o TableOptions) error {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w, evictionSummary(s.Evictions))
+	return s.writeSkipped(w)
+}
+
+// writeSkipped lists the candidates the workload budget refused, one per
+// line with its sentence: "skipped default/web-b (workload_budget):
+// workload default/web: 1 of 3 unavailable, budget 1".
+func (s *Simulation) writeSkipped(w io.Writer) error {
+	if len(s.Skipped) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "%d candidates skipped by the workload budget:\n", len(s.Skipped))
+	for _, k := range s.Skipped {
+		line := fmt.Sprintf("skipped %s (%s, %s): %s", k.Pod, k.Reason, k.Strategy, k.Message)
+		for i, l := range wrap(line, tableWidth-2) {
+			if i > 0 {
+				l = "    " + l
+			}
+			if _, err := fmt.Fprintln(w, "  "+l); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 

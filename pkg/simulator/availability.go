@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	v1 "k8s.io/api/core/v1"
+
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 )
 
@@ -35,19 +37,27 @@ type WorkloadAvailability struct {
 	BelowBudget    bool   `json:"belowBudget"`
 }
 
-// BudgetFunc returns the most replicas of workload w that may be
-// unavailable at once (its budget) in the cluster snap, and false when no
-// budget applies to it.
-type BudgetFunc func(snap *snapshot.Snapshot, w *snapshot.Workload) (int32, bool)
+// BudgetFunc returns the most replicas of workload w (pod is one of its
+// pods) that may be unavailable at once (its budget) in the cluster snap,
+// and false when no budget applies to it.
+type BudgetFunc func(snap *snapshot.Snapshot, w *snapshot.Workload, pod *v1.Pod) (int32, bool)
 
 // availability keeps each workload's lowest level so far.
 type availability struct {
-	lows  map[ownerKey]*WorkloadAvailability
+	lows  map[ownerKey]*lowest
 	order []ownerKey
+	// budgeted counts the workloads whose budget has been looked up.
+	budgeted int
+}
+
+// lowest is one workload's lowest level so far.
+type lowest struct {
+	WorkloadAvailability
+	budgetKnown bool
 }
 
 func newAvailability() *availability {
-	return &availability{lows: map[ownerKey]*WorkloadAvailability{}}
+	return &availability{lows: map[ownerKey]*lowest{}}
 }
 
 // sample records the levels seen in cycle k at t.
@@ -58,7 +68,7 @@ func (a *availability) sample(levels []level, k int, t time.Time, afterEvictions
 			continue
 		}
 		if !seen {
-			low = &WorkloadAvailability{Workload: l.workload.String(), Desired: l.desired}
+			low = &lowest{WorkloadAvailability: WorkloadAvailability{Workload: l.workload.String(), Desired: l.desired}}
 			a.lows[l.workload] = low
 			a.order = append(a.order, l.workload)
 		}
@@ -69,22 +79,46 @@ func (a *availability) sample(levels []level, k int, t time.Time, afterEvictions
 // budgets sets the budget of every workload seen whose budget is not known
 // yet, as budget says in snap.
 func (a *availability) budgets(snap *snapshot.Snapshot, budget BudgetFunc) {
-	if budget == nil {
+	if budget == nil || a.budgeted == len(a.order) {
 		return
 	}
+	pods := podPerWorkload(snap)
 	for _, k := range a.order {
 		low := a.lows[k]
-		if low.MaxUnavailable != nil {
+		if low.budgetKnown {
 			continue
 		}
-		w, ok := snap.Workload(snapshot.WorkloadRef{Kind: k.kind, Namespace: k.namespace, Name: k.name})
-		if !ok {
+		ref := snapshot.WorkloadRef{Kind: k.kind, Namespace: k.namespace, Name: k.name}
+		w, ok := snap.Workload(ref)
+		pod := pods[ref]
+		if !ok || pod == nil {
 			continue
 		}
-		if n, applies := budget(snap, w); applies {
+		low.budgetKnown = true
+		a.budgeted++
+		if n, applies := budget(snap, w, pod); applies {
 			low.MaxUnavailable = &n
 		}
 	}
+}
+
+// podPerWorkload returns one pod of every workload of snap.
+func podPerWorkload(snap *snapshot.Snapshot) map[snapshot.WorkloadRef]*v1.Pod {
+	out := map[snapshot.WorkloadRef]*v1.Pod{}
+	add := func(p *v1.Pod) {
+		if w, ok := snap.WorkloadOf(p); ok && out[w.Ref] == nil {
+			out[w.Ref] = p
+		}
+	}
+	for _, ni := range snap.Nodes() {
+		for _, pi := range ni.Pods {
+			add(pi.Pod)
+		}
+	}
+	for _, p := range snap.PendingPods() {
+		add(p)
+	}
+	return out
 }
 
 // result returns the lowest levels, lowest percentage first (then by
@@ -93,7 +127,7 @@ func (a *availability) result() ([]WorkloadAvailability, int) {
 	out := make([]WorkloadAvailability, 0, len(a.order))
 	below := 0
 	for _, k := range a.order {
-		low := *a.lows[k]
+		low := a.lows[k].WorkloadAvailability
 		low.MinReadyPercent = math.Round(float64(low.MinReady)*1000/float64(low.Desired)) / 10
 		low.BelowBudget = low.MaxUnavailable != nil && low.MinReady < low.Desired-*low.MaxUnavailable
 		if low.BelowBudget {

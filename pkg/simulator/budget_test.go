@@ -2,11 +2,15 @@ package simulator
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 	b "github.com/usage-descheduler/descheduler/test/builders"
@@ -83,28 +87,57 @@ func evictionsPerCycle(res *Result) []int {
 	return out
 }
 
-// Without a workload budget one cycle takes the Deployment to zero Ready
-// pods: all three go at once (37.5% needs three 12.5-point steps to reach
-// 10%), right after cycle 1's evictions.
-func TestCrowdedDeploymentWithoutBudgetGoesToZero(t *testing.T) {
-	cfg := crowdedConfig(t, "", 3, 5*time.Minute, 30*time.Second)
-	// A budget of 1 the summary judges by (the evictor does not know it).
-	cfg.Budget = func(_ *snapshot.Snapshot, w *snapshot.Workload) (int32, bool) { return 1, w.Desired >= 2 }
-	res, err := Run(quiet(), crowdedCluster(), t0, cfg)
-	if err != nil {
-		t.Fatal(err)
+// One cycle would take the crowded Deployment to zero Ready pods; the
+// workload budget (default: 3 × 25% = 0.75, rounded down to 0, raised to
+// 1) lets it lose one Ready pod at a time across cycles:
+//
+//	cycle 1: first pod 3−3+0+1 = 1 ≤ 1 (evicted), second 3−3+1+1 = 2 > 1
+//	(skipped): 2 of 3 Ready right after the evictions;
+//	next cycle, the replacement Ready (interval ≥ startup): again one.
+//
+// With an interval (20s) shorter than the startup (30s) the replacement
+// evicted in cycle 1 (bound at t0, Ready at t0+30s) is not Ready at cycle
+// 2 (t0+20s): 3−2+0+1 = 2 > 1, nothing goes; at cycle 3 (t0+40s) it is.
+// Without the budget all three go in cycle 1: 0 of 3.
+func TestCrowdedDeploymentBudget(t *testing.T) {
+	cases := []struct {
+		name              string
+		evictorArgs       string
+		interval, startup time.Duration
+		wantPerCycle      string
+		wantMinReady      int32
+		wantPercent       float64
+		wantBelow         int
+	}{
+		{"budget on", "", 5 * time.Minute, 30 * time.Second, "[1 1 1]", 2, 66.7, 0},
+		{"budget on, startup longer than interval", "", 20 * time.Second, 30 * time.Second, "[1 0 1]", 2, 66.7, 0},
+		{"budget on, ready at once", "", 20 * time.Second, 0, "[1 1 1]", 2, 66.7, 0},
+		// 0 < desired 3 − budget 1 = 2: below.
+		{"budget off", "workloadBudget: {enabled: false}", 5 * time.Minute, 30 * time.Second, "[3 0 0]", 0, 0, 1},
 	}
-	if got := evictionsPerCycle(res); fmt.Sprint(got) != "[3 0 0]" {
-		t.Fatalf("evictions per cycle %v, want [3 0 0]", got)
-	}
-	a := webAvailability(t, res)
-	if a.Desired != 3 || a.MinReady != 0 || a.MinReadyPercent != 0 || a.Cycle != 1 || !a.AfterEvictions {
-		t.Errorf("availability %+v, want 0 of 3 (0%%) right after cycle 1's evictions", a)
-	}
-	// 0 < desired 3 − budget 1 = 2.
-	if a.MaxUnavailable == nil || *a.MaxUnavailable != 1 || !a.BelowBudget || res.Summary.WorkloadsBelowBudget != 1 {
-		t.Errorf("availability %+v, %d below budget: want budget 1, below it, 1 workload below", a,
-			res.Summary.WorkloadsBelowBudget)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := crowdedConfig(t, tc.evictorArgs, 3, tc.interval, tc.startup)
+			cfg.Budget = BudgetRule{}.Func()
+			res, err := Run(quiet(), crowdedCluster(), t0, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := evictionsPerCycle(res); fmt.Sprint(got) != tc.wantPerCycle {
+				t.Fatalf("evictions per cycle %v, want %s", got, tc.wantPerCycle)
+			}
+			a := webAvailability(t, res)
+			if a.Desired != 3 || a.MinReady != tc.wantMinReady || a.MinReadyPercent != tc.wantPercent ||
+				a.Cycle != 1 || !a.AfterEvictions {
+				t.Errorf("availability %+v, want %d of 3 (%v%%) right after cycle 1's evictions", a, tc.wantMinReady,
+					tc.wantPercent)
+			}
+			if a.MaxUnavailable == nil || *a.MaxUnavailable != 1 || a.BelowBudget != (tc.wantBelow == 1) ||
+				res.Summary.WorkloadsBelowBudget != tc.wantBelow {
+				t.Errorf("availability %+v, %d below budget: want budget 1 and %d below", a,
+					res.Summary.WorkloadsBelowBudget, tc.wantBelow)
+			}
+		})
 	}
 }
 
@@ -114,7 +147,73 @@ func TestNoWorkloadObjectsNoAvailability(t *testing.T) {
 	if len(res.Summary.MinAvailability) != 0 || res.Summary.WorkloadsBelowBudget != 0 {
 		t.Errorf("availability %+v, %d below budget: want none", res.Summary.MinAvailability, res.Summary.WorkloadsBelowBudget)
 	}
-	if got := snapshot.PodsWithoutWorkloadObject(hotspotCluster()); got != 36 {
-		t.Errorf("%d pods without their workload object, want 36 (6 nodes × 6 ReplicaSet pods)", got)
+	// 6 nodes × 6 ReplicaSet pods without their ReplicaSet objects.
+	if len(res.Warnings) != 1 || !strings.HasPrefix(res.Warnings[0], "36 pods belong to a Deployment, ReplicaSet") {
+		t.Errorf("warnings %q, want one about the 36 pods without their workload object", res.Warnings)
 	}
+}
+
+// The summary's budget, worked out without the evictor.
+func TestBudgetRule(t *testing.T) {
+	mu := func(v string) *intstr.IntOrString { x := intstr.Parse(v); return &x }
+	cases := []struct {
+		name     string
+		rule     BudgetRule
+		workload *b.DeploymentBuilder
+		pdb      *policyv1.PodDisruptionBudget
+		want     int32
+	}{
+		// 3 × 25% = 0.75 → 0, raised to 1.
+		{"deployment default", BudgetRule{}, b.MakeDeployment("ns", "web", 3), nil, 1},
+		// 10 × 25% = 2.5 → 2.
+		{"ten replicas", BudgetRule{}, b.MakeDeployment("ns", "web", 10), nil, 2},
+		// 10 × 30% = 3.
+		{"policy percent", BudgetRule{MaxUnavailable: mu("30%")}, b.MakeDeployment("ns", "web", 10), nil, 3},
+		{"policy int", BudgetRule{MaxUnavailable: mu("2")}, b.MakeDeployment("ns", "web", 10), nil, 2},
+		{"own maxUnavailable", BudgetRule{}, b.MakeDeployment("ns", "web", 10).MaxUnavailable("50%"), nil, 5},
+		{"recreate", BudgetRule{}, b.MakeDeployment("ns", "web", 10).Recreate(), nil, 1},
+		{"singleton", BudgetRule{}, b.MakeDeployment("ns", "web", 1), nil, 0},
+		{"singleton allowed", BudgetRule{EvictSingletons: true}, b.MakeDeployment("ns", "web", 1), nil, 1},
+		// minAvailable 80% of 10 = 8 (rounded up): 2 may be unavailable.
+		{"pdb minAvailable", BudgetRule{}, b.MakeDeployment("ns", "web", 10), webPDB(intstr.FromString("80%"), true), 2},
+		// maxUnavailable 1 of 3: desired healthy 2, so 1.
+		{"pdb maxUnavailable", BudgetRule{}, b.MakeDeployment("ns", "web", 3), webPDB(intstr.FromInt32(1), false), 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := tc.workload
+			pod := b.MakePod("ns", "web-1").OwnedBy("ReplicaSet", "web-rs").Label("app", "web").Node("n1").Obj()
+			objs := snapshot.Objects{Nodes: []*v1.Node{b.MakeNode("n1").Capacity("4", "8Gi", 110).Obj()},
+				Pods: []*v1.Pod{pod}, Deployments: []*appsv1.Deployment{d.Obj()},
+				ReplicaSets: []*appsv1.ReplicaSet{d.ReplicaSetFor("web-rs")}}
+			if tc.pdb != nil {
+				objs.PDBs = []*policyv1.PodDisruptionBudget{tc.pdb}
+			}
+			snap, err := snapshot.New(objs, snapshot.Options{Now: t0})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, ok := snap.WorkloadOf(pod)
+			if !ok {
+				t.Fatal("no workload")
+			}
+			got, applies := tc.rule.Func()(snap, w, pod)
+			if !applies || got != tc.want {
+				t.Errorf("budget %d (applies %v), want %d", got, applies, tc.want)
+			}
+		})
+	}
+}
+
+// webPDB selects app=web with minAvailable (or maxUnavailable) v.
+func webPDB(v intstr.IntOrString, minAvailable bool) *policyv1.PodDisruptionBudget {
+	p := &policyv1.PodDisruptionBudget{}
+	p.Namespace, p.Name = "ns", "web"
+	p.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
+	if minAvailable {
+		p.Spec.MinAvailable = &v
+	} else {
+		p.Spec.MaxUnavailable = &v
+	}
+	return p
 }

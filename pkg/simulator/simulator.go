@@ -118,6 +118,11 @@ func (s *simulation) cycle(ctx context.Context, k int, t time.Time) error {
 	in := s.describe(rep.Initial)
 	s.avail.budgets(rep.Initial, s.cfg.Budget)
 	if k == 1 {
+		// Once, like single-cycle simulate: pods without their workload
+		// object have no workload budget.
+		if w := explain.MissingWorkloadsWarning(rep.Initial); w != "" {
+			s.res.Warnings = append(s.res.Warnings, w)
+		}
 		if s.bound, err = firstBound(in, s.cfg.Target); err != nil {
 			return fmt.Errorf("cycle %d: %w", k, err)
 		}

@@ -53,7 +53,7 @@ func crowdedCluster() snapshot.Objects {
 	}
 	for i := 1; i <= 3; i++ {
 		objs.Pods = append(objs.Pods, b.MakePod("shop", fmt.Sprintf("web-%d", i)).OwnedBy("ReplicaSet", "web-rs").
-			Req("1", "1Gi").Node("n1").Created(t0.Add(-time.Hour)).Obj())
+			Label("app", "web").Req("1", "1Gi").Node("n1").Created(t0.Add(-time.Hour)).Obj())
 	}
 	return objs
 }
@@ -138,6 +138,31 @@ func TestCrowdedDeploymentBudget(t *testing.T) {
 					res.Summary.WorkloadsBelowBudget, tc.wantBelow)
 			}
 		})
+	}
+}
+
+// With a PodDisruptionBudget (maxUnavailable 1, status computed: 1
+// disruption allowed) the evictor pre-checks its status, which the
+// simulator recomputes every cycle from Ready pods, like the disruption
+// controller. Interval 20s, startup 30s:
+//
+//	cycle 1 (t0): 3 Ready, desired healthy 3 − 1 = 2, allowed 1: one goes;
+//	cycle 2 (t0+20s): its replacement not Ready: healthy 2, allowed 0:
+//	nothing is even attempted (no blocked_by_pdb);
+//	cycle 3 (t0+40s): healthy 3, allowed 1: one goes.
+func TestPDBStatusFollowsReadyPods(t *testing.T) {
+	objs := crowdedCluster()
+	objs.PDBs = []*policyv1.PodDisruptionBudget{b.MakePDB("shop", "web", "app", "web").Allowed(1).Obj()}
+	res, err := Run(quiet(), objs, t0, crowdedConfig(t, "", 3, 20*time.Second, 30*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := evictionsPerCycle(res); fmt.Sprint(got) != "[1 0 1]" {
+		t.Fatalf("evictions per cycle %v, want [1 0 1]", got)
+	}
+	if n := len(res.Cycles[1].Evictions); n != 0 || res.Summary.BlockedEvictions != 0 {
+		t.Errorf("cycle 2 attempted %d evictions (%d blocked in all), want none: the PDB's status allows none",
+			n, res.Summary.BlockedEvictions)
 	}
 }
 

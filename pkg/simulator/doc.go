@@ -89,12 +89,15 @@
 // Like the API server: an eviction of a non-terminal pod matched by two or
 // more PDBs fails (error); matched by one, it is allowed while the PDB's
 // healthy pods minus the desired healthy count is positive, where expected
-// = the pods its selector matches (bound or pending), healthy = the bound
-// ones not yet evicted in this cycle, desired = minAvailable (a percentage
+// = the pods its selector matches (bound or pending), healthy = the Ready
+// ones not yet evicted in this cycle (a starting replacement is not), desired = minAvailable (a percentage
 // of expected, rounded up) or expected − maxUnavailable (a percentage
 // rounded up); a PDB with neither means minAvailable 1. Replacements run
 // only after the cycle, so a PDB allowing one disruption allows one
-// eviction per cycle. Terminal pods are never protected.
+// eviction per cycle. Terminal pods are never protected. A PDB whose
+// status the disruption controller had computed in the snapshot gets it
+// recomputed at every cycle's start (expected, current healthy, desired
+// healthy, disruptionsAllowed), which the evictor's pre-check reads.
 //
 // # Lower bound
 //

@@ -103,6 +103,7 @@ func (s *simulation) cycle(ctx context.Context, k int, t time.Time) error {
 	s.advance(t)
 	s.avail.sample(s.cluster.refreshWorkloads(t, k > 1), k, t, false)
 	s.api.beginCycle()
+	s.api.refreshStatus()
 	pending := s.cluster.pendingReport()
 	// The live descheduler's log lines (cycle finished, soft taints) are
 	// details here: the result says it all. They show at -v=1, with the

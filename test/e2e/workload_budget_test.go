@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // workloadBudgetProfile: LowNodeUtilization by requests (a node is
@@ -110,27 +111,52 @@ func (aw *availabilityWatch) end(tc *tcase) (minAvailable, minReady int32) {
 	return aw.minAvailable, aw.minReady
 }
 
-// setUpBudget creates the case's three nodes and crowds budgetWorkload
-// onto n1.
+// budgetMinReady is the Deployment's minReadySeconds: kwok makes a pod
+// Ready within milliseconds of its binding, sooner than the Deployment
+// controller publishes a status, so without it no dip in
+// availableReplicas would ever be visible; with it a replacement counts as
+// available 4 s after it is Ready. Shorter than budgetInterval (8 s) plus
+// the status update, so by the next cycle every replacement is available.
+const (
+	budgetMinReady = 4
+	budgetInterval = "8s"
+)
+
+// setUpBudget creates the case's three nodes, crowds budgetWorkload onto
+// n1 and sets its minReadySeconds, waiting until the status has observed
+// it and all 3 replicas are available.
 func setUpBudget(t *testing.T, name string) (*tcase, []corev1.Pod) {
 	tc := newCase(t, name)
 	tc.addNodes(stdNode("n1", nil), stdNode("n2", nil), stdNode("n3", nil))
-	return tc, tc.crowd("n1", []string{"n2", "n3"}, budgetWorkload)
+	pods := tc.crowd("n1", []string{"n2", "n3"}, budgetWorkload)
+	patch := fmt.Sprintf(`{"spec":{"minReadySeconds":%d}}`, budgetMinReady)
+	if _, err := tc.client.AppsV1().Deployments(tc.name).Patch(tc.ctx, budgetWorkload.name, types.StrategicMergePatchType,
+		[]byte(patch), metav1.PatchOptions{}); err != nil {
+		t.Fatalf("setting minReadySeconds: %v", err)
+	}
+	tc.eventually("deployment settled with minReadySeconds", func() (bool, error) {
+		d, err := tc.client.AppsV1().Deployments(tc.name).Get(tc.ctx, budgetWorkload.name, metav1.GetOptions{})
+		return err == nil && d.Status.ObservedGeneration == d.Generation &&
+			d.Status.AvailableReplicas == budgetWorkload.replicas && d.Status.UpdatedReplicas == budgetWorkload.replicas, err
+	})
+	return tc, pods
 }
 
 // Issue 16: a 3-replica Deployment without a PodDisruptionBudget crowded
 // on an overutilized node loses at most one Ready replica at a time across
 // cycles: status.availableReplicas never drops below 2 while the
-// descheduler runs every 2 s, and both needed evictions still happen.
+// descheduler runs every 8 s, and both needed evictions still happen.
 //
 // kwok (the harness's default stages) makes a bound pod Ready at once, so
 // a replacement is Ready about a second after its eviction, before the
 // next cycle: the budget is exercised within each cycle (the second
-// candidate of the same cycle is refused) more than across cycles. A
+// candidate of the same cycle is refused) rather than across cycles. A
 // readiness delay would need custom kwok Stage objects in the shared
-// harness, which every other case would then run with; the unit and
-// simulator tests (pkg/simulator, --pod-startup) cover the cross-cycle
-// case.
+// harness, which every other case would then run with; the simulator
+// tests (pkg/simulator, --pod-startup) cover the cross-cycle case. The
+// evictor reads readyReplicas (issue 16's rule), so a cycle that came
+// while a replacement was Ready but not yet available (minReadySeconds)
+// could evict again: the interval here is longer than minReadySeconds.
 //
 // Without the budget (workloadBudget: {enabled: false}) one cycle of the
 // same setup evicts both pods at once and availableReplicas drops below 2:
@@ -140,7 +166,7 @@ func TestWorkloadBudgetKeepsAvailability(t *testing.T) {
 		tc, before := setUpBudget(t, "wlbudget-on")
 		watch := tc.watchAvailability(budgetWorkload.name)
 		d := tc.runUsage("budget", tc.policy(workloadBudgetProfile("{enabled: true}")),
-			"--descheduling-interval", "2s", "--history-configmap", "")
+			"--descheduling-interval", budgetInterval, "--history-configmap", "")
 		// Both evictions happen, one per cycle, and then n1 is at 30%.
 		tc.eventually("two pods evicted from n1", func() (bool, error) {
 			now, err := tc.pods(budgetWorkload.name)

@@ -124,6 +124,9 @@ func writeCyclesTable(w io.Writer, res *simulator.Result) error {
 func writeSummary(w io.Writer, s simulator.Summary) {
 	fmt.Fprintf(w, "\n%d evictions in %d cycles of %s (blocked by PodDisruptionBudgets: %d; seed %d, noise ±%g%%)\n",
 		s.TotalEvictions, s.Cycles, s.Interval, s.BlockedEvictions, s.Seed, s.Noise*100)
+	if len(s.SkippedEvictions) > 0 {
+		fmt.Fprintf(w, "candidates skipped by the workload budget: %s\n", topWorkloads(s.SkippedEvictions, 4))
+	}
 	fmt.Fprintf(w, "repeated evictions of a workload: %d within its cooldown (%s), %d within 1h\n",
 		s.Repeated.WithinCooldown, s.Repeated.Cooldown, s.Repeated.WithinHour)
 	fmt.Fprintf(w, "cpu usage %% max/mean/sd: %s -> %s\n", spreadColumn(s.CPUUsage.Start), spreadColumn(s.CPUUsage.End))

@@ -132,6 +132,10 @@ func TestCrowdedDeploymentBudget(t *testing.T) {
 				t.Errorf("availability %+v, want %d of 3 (%v%%) right after cycle 1's evictions", a, tc.wantMinReady,
 					tc.wantPercent)
 			}
+			// With the budget on, the refused candidates are reported.
+			if skipped := res.Summary.SkippedEvictions["workload_budget"]; (tc.wantBelow == 0) != (skipped > 0) {
+				t.Errorf("%d candidates skipped by the workload budget, want some exactly when it is on", skipped)
+			}
 			if a.MaxUnavailable == nil || *a.MaxUnavailable != 1 || a.BelowBudget != (tc.wantBelow == 1) ||
 				res.Summary.WorkloadsBelowBudget != tc.wantBelow {
 				t.Errorf("availability %+v, %d below budget: want budget 1 and %d below", a,

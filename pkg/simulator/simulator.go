@@ -128,7 +128,7 @@ func (s *simulation) cycle(ctx context.Context, k int, t time.Time) error {
 			return fmt.Errorf("cycle %d: %w", k, err)
 		}
 	}
-	cy := Cycle{Cycle: k, Time: t.UTC(), Evictions: explain.Evictions(k, rep), Pending: pending,
+	cy := Cycle{Cycle: k, Time: t.UTC(), Evictions: explain.Evictions(k, rep), Skipped: explain.Skips(k, rep), Pending: pending,
 		Nodes: explain.Nodes(ctx, in), Stats: stats(in, s.cfg.Target)}
 	cy.Stats.Pending = len(pending)
 	for _, r := range rep.Records {

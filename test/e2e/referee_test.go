@@ -31,14 +31,18 @@ import (
 //	n1: its two api pods use 1500m each; + 200m system = 3200m = 80% > 70%
 //	    target: hot. Evicting one leaves 1700m = 42.5% <= 70 − 10
 //	    (releaseMargin): exactly one eviction.
-//	n2: api pods use 500m: 1200m = 30%.
-//	n3..n6: as n2 plus a bare filler pod (requests 400m, uses 150m):
-//	    1350m = 33.75%.
+//	n2: its api pods use 800m each: 1800m = 45% (neither under 40% nor
+//	    over 70%).
+//	n3..n6: api pods use 500m each, plus a bare filler pod (requests
+//	    400m, uses 50m): 1250m = 31.25%, underutilized: the destinations
+//	    LowNodeUtilization counts on.
 //
-// Where the 1500m replacement lands decides what ends hot: on n2 (fewest
-// requests; n1 carries the soft taint) it makes 2700m = 67.5%, nothing
-// hot; on n3..n6 2850m = 71.25%, that node hot. The workload cooldown
-// (5m) keeps the api pods from being evicted again either way.
+// kube-scheduler places by requests, not usage: n2, without a filler, has
+// the fewest requests (n1 fewer still but carries the soft taint), so the
+// 1500m replacement lands there: 1800 + 1500 = 3300m = 82.5%, n2 ends hot
+// (the busy replacement problem of issue 17) and stays so, the workload
+// cooldown (5m) keeping the api pods from being evicted again. Both runs
+// must see that: the same replacement node, the same hot node.
 //
 // The same starting cluster is written with `descheduler snapshot` (8 s of
 // samples) and simulated with `simulate --cycles N --interval 3s
@@ -68,13 +72,16 @@ func TestRefereeSimulatorMatchesLiveHotspot(t *testing.T) {
 	f := newUsageFollower(tc, metrics)
 	for _, p := range pods {
 		cpu := int64(500)
-		if p.Spec.NodeName == tc.nodeName("n1") {
+		switch p.Spec.NodeName {
+		case tc.nodeName("n1"):
 			cpu = 1500
+		case tc.nodeName("n2"):
+			cpu = 800
 		}
 		f.setLoad(p.Name, cpu, 400)
 	}
 	for i := 3; i <= 6; i++ {
-		f.setLoad(fmt.Sprintf("filler-n%d", i), 150, 100)
+		f.setLoad(fmt.Sprintf("filler-n%d", i), 50, 100)
 	}
 	f.start()
 
@@ -95,7 +102,19 @@ func TestRefereeSimulatorMatchesLiveHotspot(t *testing.T) {
 	}
 	liveEvictions := len(d.evicted())
 	liveHot := f.hot()
-	t.Logf("live: %d evictions, hot at the end %v, usage %v", liveEvictions, liveHot, f.percents())
+	after, err := tc.pods(api.name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var liveTo []string
+	for _, p := range after {
+		if _, old := setOf(pods)[p.UID]; !old {
+			liveTo = append(liveTo, p.Spec.NodeName[len(tc.name)+1:])
+		}
+	}
+	sort.Strings(liveTo)
+	t.Logf("live: %d evictions, replacements on %v, hot at the end %v, usage %v", liveEvictions, liveTo, liveHot,
+		f.percents())
 
 	out := tc.runBinary("simulate", "--policy", policyFile, "--snapshot", snapFile, "--now", now.Format(time.RFC3339),
 		"--cycles", fmt.Sprint(refereeCycles), "--interval", "3s", "--pod-startup", "0", "-o", "json", "-q")
@@ -103,11 +122,17 @@ func TestRefereeSimulatorMatchesLiveHotspot(t *testing.T) {
 	if err := json.Unmarshal(out, &sim); err != nil {
 		t.Fatalf("simulate output: %v", err)
 	}
-	simHot := sim.hot(tc.name)
-	t.Logf("simulated: %d evictions, hot at the end %v, moves %+v", sim.Summary.TotalEvictions, simHot, sim.Moves)
+	simHot, simTo := sim.hot(tc.name), sim.destinations(tc.name)
+	t.Logf("simulated: %d evictions, replacements on %v, hot at the end %v", sim.Summary.TotalEvictions, simTo, simHot)
 
 	if liveEvictions == 0 {
 		t.Fatalf("the live run evicted nothing: the hotspot was never relieved, nothing to compare")
+	}
+	if !slices.Equal(liveHot, []string{"n2"}) {
+		t.Errorf("live: nodes over target at the end %v, want [n2] (the replacement's node; see the test's comment)", liveHot)
+	}
+	if len(liveTo) == liveEvictions && len(simTo) == sim.Summary.TotalEvictions && !slices.Equal(liveTo, simTo) {
+		t.Errorf("replacements placed on %v live, on %v by the simulator's scheduler model", liveTo, simTo)
 	}
 	if !slices.Equal(liveHot, simHot) {
 		t.Errorf("nodes over target at the end: live %v, simulated %v", liveHot, simHot)
@@ -178,6 +203,19 @@ func (s *simulatedRun) hot(caseName string) []string {
 	for _, n := range s.End.Nodes {
 		if n.Usage != nil && n.Usage.CPU != nil && *n.Usage.CPU > refereeTarget {
 			out = append(out, n.Name[len(caseName)+1:])
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// destinations returns the nodes (by suffix) the replacements were placed
+// on, sorted.
+func (s *simulatedRun) destinations(caseName string) []string {
+	var out []string
+	for _, m := range s.Moves {
+		if m.To != "" {
+			out = append(out, m.To[len(caseName)+1:])
 		}
 	}
 	sort.Strings(out)

@@ -21,7 +21,7 @@ func TestSimulateWorkloadBudget(t *testing.T) {
 	}
 	for _, want := range []string{
 		"1 eviction planned: LowNodeUtilization 1",
-		"2 candidates skipped by the workload budget:",
+		"2 skipped by the workload budget (workload_budget 2):",
 		"(workload_budget, LowNodeUtilization): workload default/web: 1 of 3 unavailable, budget 1",
 	} {
 		if !strings.Contains(table, want) {

@@ -29,13 +29,19 @@ import (
 //     this cycle) ≥ 1, else skipped (pdb_exhausted), so no eviction call is
 //     spent on a certain 429. A PDB without a computed status is left to the
 //     Eviction API;
-//  4. desired replicas ≤ 1 and no PDB: skipped (singleton) unless
+//  4. the pod is failing (terminated, or not Ready with a restarted
+//     container or one waiting in CrashLoopBackOff, ImagePullBackOff and
+//     the like): allowed; its eviction takes away no availability (this is
+//     what lets RemoveFailedPods and RemovePodsHavingTooManyRestarts act on
+//     a failing singleton). A pod that is only starting is judged below;
+//  5. desired replicas ≤ 1 and no PDB: skipped (singleton) unless
 //     evictSingletons, which allows it;
-//  5. otherwise: allowed iff
-//     (desired − ready, not below 0) + (pods of this workload evicted
-//     earlier in this cycle, by any strategy and profile) + 1 ≤ budget,
-//     else skipped
-//     (workload_budget). The budget is maxUnavailable when set (an int, or
+//  6. otherwise: allowed iff
+//     (desired − ready, not below 0) + (Ready pods of this workload
+//     evicted earlier in this cycle, by any strategy and profile; a pod
+//     that was not Ready is already in desired − ready) + 1
+//     ≤ budget, else skipped (workload_budget).
+//     The budget is maxUnavailable when set (an int, or
 //     a percent of desired rounded down); else the workload's own
 //     maxUnavailable resolved as its controller does
 //     (intstr.GetScaledValueFromIntOrPercent, rounded down): a Deployment's
@@ -173,19 +179,33 @@ func ownMaxUnavailable(w *snapshot.Workload) *intstr.IntOrString {
 	return nil
 }
 
-// judgeWorkload applies steps 2, 4 and 5 of the rule (see WorkloadBudget)
-// to w with evicted of its pods already evicted in this cycle; covered
-// says whether a PDB selects the pod (then only step 2 applies here).
-func judgeWorkload(w *snapshot.Workload, evicted int32, covered bool, b *WorkloadBudget) Verdict {
+// workloadState is what judgeWorkload needs besides the workload.
+type workloadState struct {
+	// evicted counts the workload's Ready pods evicted earlier in this
+	// cycle.
+	evicted int32
+	// covered: a PDB selects the pod.
+	covered bool
+	// failing: the pod is unavailable for good (see failing).
+	failing bool
+}
+
+// judgeWorkload applies steps 2 and 4-6 of the rule (see WorkloadBudget)
+// to w; when a PDB selects the pod only step 2 applies here.
+func judgeWorkload(w *snapshot.Workload, st workloadState, b *WorkloadBudget) Verdict {
 	name := "workload " + w.Ref.String()
 	if w.RolloutInProgress() {
 		return Verdict{Reason: SkipMidRollout, Message: fmt.Sprintf(
 			"%s: rollout in progress (%d of %d updated, generation %d observed %d)",
 			name, w.Updated, w.Desired, w.Generation, w.ObservedGeneration)}
 	}
-	if covered {
+	if st.covered {
 		return Verdict{Allowed: true}
 	}
+	if st.failing {
+		return Verdict{Allowed: true, Message: name + ": the pod is failing, its eviction leaves availability unchanged"}
+	}
+	evicted := st.evicted
 	var override *intstr.IntOrString
 	singletons := false
 	if b != nil {

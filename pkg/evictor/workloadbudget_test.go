@@ -2,6 +2,7 @@ package evictor
 
 import (
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
@@ -21,6 +22,12 @@ func webPods(n int) []*v1.Pod {
 			OwnedBy("ReplicaSet", "web-rs").Obj()
 	}
 	return out
+}
+
+// unreadyWeb is a web pod whose Ready condition is False.
+func unreadyWeb(name string) *v1.Pod {
+	return builders.MakePod("default", name).Node("n1").Label("app", "web").OwnedBy("ReplicaSet", "web-rs").
+		Condition(v1.PodReady, v1.ConditionFalse, "", time.Time{}).Obj()
 }
 
 func intOrPercent(s string) *intstr.IntOrString { v := intstr.Parse(s); return &v }
@@ -130,6 +137,37 @@ func TestWorkloadGuardCheck(t *testing.T) {
 		{name: "PDB of another label does not select: the workload budget applies",
 			objs: withPDB(deploy(builders.MakeDeployment("default", "web", 3)), builders.MakePDB("default", "db", "app", "db").Allowed(5).Obj()),
 			pods: webPods(2), want: []verdict{ok, budget}},
+		{name: "a crash-looping pod goes and is not counted: then 3-2+0+1=2 > 1 for a Ready one",
+			objs: deploy(builders.MakeDeployment("default", "web", 3).Ready(2)),
+			pods: append([]*v1.Pod{builders.MakePod("default", "web-x").Node("n1").OwnedBy("ReplicaSet", "web-rs").
+				Restarts(4).Condition(v1.PodReady, v1.ConditionFalse, "", time.Time{}).Obj()}, webPods(1)...),
+			want: []verdict{ok, budget}, msg: "workload default/web: 1 of 3 unavailable, budget 1"},
+		{name: "a starting pod (not Ready, no restart) is judged by the budget: 3-2+0+1=2 > 1",
+			objs: deploy(builders.MakeDeployment("default", "web", 3).Ready(2)),
+			pods: []*v1.Pod{unreadyWeb("web-x")}, want: []verdict{budget}},
+		{name: "budget 2: a starting pod goes (3-2+0+1=2) and is not counted, one Ready pod too (3-2+0+1=2), not two (3-2+1+1=3)",
+			objs: deploy(builders.MakeDeployment("default", "web", 3).Ready(2)), budget: &WorkloadBudget{MaxUnavailable: intOrPercent("2")},
+			pods: append([]*v1.Pod{unreadyWeb("web-x")}, webPods(2)...), want: []verdict{ok, ok, budget}},
+		{name: "a failed pod of a singleton goes",
+			objs: deploy(builders.MakeDeployment("default", "web", 1).Ready(0)),
+			pods: []*v1.Pod{builders.MakePod("default", "web-f").Node("n1").OwnedBy("ReplicaSet", "web-rs").Phase(v1.PodFailed).Obj()},
+			want: []verdict{ok}},
+		{name: "a crash-looping singleton (waiting container, no Ready condition) goes",
+			objs: deploy(builders.MakeDeployment("default", "web", 1).Ready(0)),
+			pods: []*v1.Pod{builders.MakePod("default", "web-c").Node("n1").OwnedBy("ReplicaSet", "web-rs").Waiting("CrashLoopBackOff").Obj()},
+			want: []verdict{ok}},
+		{name: "not-Ready pod under an exhausted PDB whose app is healthy (IfHealthyBudget): allowed",
+			objs: withPDB(deploy(builders.MakeDeployment("default", "web", 3).Ready(2)),
+				builders.MakePDB("default", "web", "app", "web").Healthy(2, 2).Obj()),
+			pods: []*v1.Pod{unreadyWeb("web-x")}, want: []verdict{ok}},
+		{name: "not-Ready pod under an exhausted PDB of a disrupted app: refused",
+			objs: withPDB(deploy(builders.MakeDeployment("default", "web", 3).Ready(1)),
+				builders.MakePDB("default", "web", "app", "web").Healthy(1, 2).Obj()),
+			pods: []*v1.Pod{unreadyWeb("web-x")}, want: []verdict{{reason: SkipPDBExhausted}}},
+		{name: "not-Ready pod under a PDB with AlwaysAllow: allowed",
+			objs: withPDB(deploy(builders.MakeDeployment("default", "web", 3).Ready(1)),
+				builders.MakePDB("default", "web", "app", "web").Healthy(1, 2).AlwaysAllow().Obj()),
+			pods: []*v1.Pod{unreadyWeb("web-x")}, want: []verdict{ok}},
 		{name: "workload missing from the snapshot: judged as without the rule",
 			objs: snapshot.Objects{}, pods: webPods(3), want: []verdict{ok, ok, ok}},
 		{name: "enabled: false: no check",

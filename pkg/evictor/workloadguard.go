@@ -59,24 +59,80 @@ func (g *WorkloadGuard) Check(pod *v1.Pod, b *WorkloadBudget) Verdict {
 		return Verdict{Allowed: true}
 	}
 	covering := g.covering(pod)
-	v := judgeWorkload(w, g.evicted[w.Ref], len(covering) > 0, b)
+	unready := notReady(pod)
+	v := judgeWorkload(w, workloadState{evicted: g.evicted[w.Ref], covered: len(covering) > 0, failing: failing(pod)}, b)
 	if !v.Allowed || len(covering) == 0 {
 		return v
 	}
 	for _, i := range covering {
-		if v := g.checkPDB(i); !v.Allowed {
+		if v := g.checkPDB(i, unready); !v.Allowed {
 			return v
 		}
 	}
 	return Verdict{Allowed: true}
 }
 
+// failingReasons are waiting reasons of a container that will not become
+// Ready by itself.
+var failingReasons = map[string]bool{"CrashLoopBackOff": true, "ImagePullBackOff": true, "ErrImagePull": true,
+	"CreateContainerConfigError": true, "CreateContainerError": true, "InvalidImageName": true}
+
+// failing reports whether the pod is unavailable and not on its way to
+// availability: it has terminated (Failed or Succeeded), or it is not
+// Ready and a container has restarted or waits for a reason that does not
+// resolve itself (CrashLoopBackOff, ImagePullBackOff, ...). A pod that is
+// starting (not Ready yet, no restart) is not failing.
+func failing(pod *v1.Pod) bool {
+	if pod.Status.Phase == v1.PodFailed || pod.Status.Phase == v1.PodSucceeded {
+		return true
+	}
+	if !notReady(pod) {
+		return false
+	}
+	for _, st := range pod.Status.ContainerStatuses {
+		if st.RestartCount > 0 || (st.State.Waiting != nil && failingReasons[st.State.Waiting.Reason]) {
+			return true
+		}
+	}
+	return false
+}
+
+// notReady reports whether the pod is known not to be Ready: it is not
+// Running, its Ready condition is False, or (without a Ready condition, as
+// in hand-written snapshot files) a container is waiting, e.g. in
+// CrashLoopBackOff. A Running pod without a Ready condition and without a
+// waiting container counts as Ready.
+func notReady(pod *v1.Pod) bool {
+	if pod.Status.Phase != v1.PodRunning {
+		return true
+	}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == v1.PodReady {
+			return c.Status == v1.ConditionFalse
+		}
+	}
+	for _, st := range pod.Status.ContainerStatuses {
+		if st.State.Waiting != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // checkPDB pre-checks PDB i: allowed iff its status was computed and
 // status.disruptionsAllowed − this cycle's evictions under it ≥ 1, or its
-// status was never computed (the Eviction API decides).
-func (g *WorkloadGuard) checkPDB(i int) Verdict {
+// status was never computed (the Eviction API decides). A pod that is not
+// Ready passes as the Eviction API lets it: with
+// unhealthyPodEvictionPolicy AlwaysAllow, or when currentHealthy ≥
+// desiredHealthy (IfHealthyBudget, the default).
+func (g *WorkloadGuard) checkPDB(i int, unready bool) Verdict {
 	pdb := g.pdbs[i].pdb
 	if pdb.Status.ObservedGeneration < 1 || pdb.Status.ObservedGeneration < pdb.Generation {
+		return Verdict{Allowed: true}
+	}
+	if unready && (pdb.Spec.UnhealthyPodEvictionPolicy != nil &&
+		*pdb.Spec.UnhealthyPodEvictionPolicy == policyv1.AlwaysAllow ||
+		pdb.Status.CurrentHealthy >= pdb.Status.DesiredHealthy) {
 		return Verdict{Allowed: true}
 	}
 	left := pdb.Status.DisruptionsAllowed - g.pdbTaken[i]
@@ -89,8 +145,13 @@ func (g *WorkloadGuard) checkPDB(i int) Verdict {
 }
 
 // Record counts an eviction of pod (one that removed it, or would have in
-// a dry run) against its workload and every PDB selecting it.
+// a dry run) against its workload and every PDB selecting it. A pod that
+// was not Ready is not counted: it was unavailable already (and the
+// Eviction API does not count it against a PDB either).
 func (g *WorkloadGuard) Record(pod *v1.Pod) {
+	if notReady(pod) {
+		return
+	}
 	if w, ok := g.snap.WorkloadOf(pod); ok {
 		g.evicted[w.Ref]++
 	}

@@ -38,3 +38,16 @@ func (b *PDBBuilder) Unprocessed() *PDBBuilder {
 
 // Obj returns the PDB.
 func (b *PDBBuilder) Obj() *policyv1.PodDisruptionBudget { return b.p.DeepCopy() }
+
+// Healthy sets status.currentHealthy and desiredHealthy.
+func (b *PDBBuilder) Healthy(current, desired int32) *PDBBuilder {
+	b.p.Status.CurrentHealthy, b.p.Status.DesiredHealthy = current, desired
+	return b
+}
+
+// AlwaysAllow sets unhealthyPodEvictionPolicy AlwaysAllow.
+func (b *PDBBuilder) AlwaysAllow() *PDBBuilder {
+	p := policyv1.AlwaysAllow
+	b.p.Spec.UnhealthyPodEvictionPolicy = &p
+	return b
+}

@@ -20,6 +20,9 @@ type WorkloadAvailability struct {
 	// Desired is its desired replicas (a DaemonSet: its desired number
 	// scheduled; a Job: its parallelism).
 	Desired int32 `json:"desired"`
+	// StartReady is how many of its pods were Ready when it was first
+	// sampled (the first cycle's start).
+	StartReady int32 `json:"startReady"`
 	// MinReady is the fewest of its pods that were Ready at once, and
 	// MinReadyPercent that as a percentage of Desired (one decimal).
 	MinReady        int32   `json:"minReady"`
@@ -31,8 +34,10 @@ type WorkloadAvailability struct {
 	Time           time.Time `json:"time"`
 	AfterEvictions bool      `json:"afterEvictions"`
 	// MaxUnavailable is the workload's budget, when the simulation knows
-	// it (Config.Budget), and BelowBudget whether MinReady went below
-	// Desired − MaxUnavailable.
+	// it (Config.Budget), and BelowBudget whether the run took it below
+	// Desired − MaxUnavailable: MinReady is under that and under
+	// StartReady (a workload already short in the snapshot that the run
+	// did not make worse does not count).
 	MaxUnavailable *int32 `json:"maxUnavailable,omitempty"`
 	BelowBudget    bool   `json:"belowBudget"`
 }
@@ -68,7 +73,8 @@ func (a *availability) sample(levels []level, k int, t time.Time, afterEvictions
 			continue
 		}
 		if !seen {
-			low = &lowest{WorkloadAvailability: WorkloadAvailability{Workload: l.workload.String(), Desired: l.desired}}
+			low = &lowest{WorkloadAvailability: WorkloadAvailability{Workload: l.workload.String(), Desired: l.desired,
+				StartReady: l.ready}}
 			a.lows[l.workload] = low
 			a.order = append(a.order, l.workload)
 		}
@@ -129,7 +135,8 @@ func (a *availability) result() ([]WorkloadAvailability, int) {
 	for _, k := range a.order {
 		low := a.lows[k].WorkloadAvailability
 		low.MinReadyPercent = math.Round(float64(low.MinReady)*1000/float64(low.Desired)) / 10
-		low.BelowBudget = low.MaxUnavailable != nil && low.MinReady < low.Desired-*low.MaxUnavailable
+		low.BelowBudget = low.MaxUnavailable != nil && low.MinReady < low.Desired-*low.MaxUnavailable &&
+			low.MinReady < low.StartReady
 		if low.BelowBudget {
 			below++
 		}

@@ -246,3 +246,35 @@ func webPDB(v intstr.IntOrString, minAvailable bool) *policyv1.PodDisruptionBudg
 	}
 	return p
 }
+
+// A workload already below its budget in the snapshot is not one the run
+// took below it, unless the run made it worse.
+func TestBelowBudgetOnlyWhenTheRunMadeItWorse(t *testing.T) {
+	one := int32(1)
+	cases := []struct {
+		name            string
+		start, min      int32
+		wantBelowBudget bool
+	}{
+		// Desired 3, budget 1: below means fewer than 2 Ready.
+		{"kept", 3, 2, false},
+		{"taken below", 3, 1, true},
+		{"short in the snapshot, not worse", 1, 1, false},
+		{"short in the snapshot, worse", 1, 0, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newAvailability()
+			k := ownerKey{"Deployment", "ns", "web"}
+			a.sample([]level{{workload: k, desired: 3, ready: tc.start}}, 1, t0, false)
+			a.sample([]level{{workload: k, desired: 3, ready: tc.min}}, 1, t0, true)
+			a.lows[k].MaxUnavailable = &one
+			got, below := a.result()
+			if got[0].BelowBudget != tc.wantBelowBudget || below != map[bool]int{true: 1}[tc.wantBelowBudget] ||
+				got[0].StartReady != tc.start || got[0].MinReady != tc.min {
+				t.Errorf("%+v (%d below), want start %d, min %d, below budget %v", got[0], below, tc.start, tc.min,
+					tc.wantBelowBudget)
+			}
+		})
+	}
+}

@@ -27,6 +27,10 @@ type WorkloadAvailability struct {
 	// MinReadyPercent that as a percentage of Desired (one decimal).
 	MinReady        int32   `json:"minReady"`
 	MinReadyPercent float64 `json:"minReadyPercent"`
+	// MinAvailable is the fewest of its pods available at once (Ready for
+	// the workload's minReadySeconds, as status.availableReplicas counts);
+	// it equals MinReady unless minReadySeconds is set.
+	MinAvailable int32 `json:"minAvailable"`
 	// Cycle and Time are when MinReady was first reached: at the start of
 	// that cycle, or, with AfterEvictions, right after its evictions
 	// (before any replacement was placed).
@@ -35,9 +39,9 @@ type WorkloadAvailability struct {
 	AfterEvictions bool      `json:"afterEvictions"`
 	// MaxUnavailable is the workload's budget, when the simulation knows
 	// it (Config.Budget), and BelowBudget whether the run took it below
-	// Desired − MaxUnavailable: MinReady is under that and under
-	// StartReady (a workload already short in the snapshot that the run
-	// did not make worse does not count).
+	// Desired − MaxUnavailable: MinAvailable (≤ MinReady) is under that
+	// and under StartReady (a workload already short in the snapshot that
+	// the run did not make worse does not count).
 	MaxUnavailable *int32 `json:"maxUnavailable,omitempty"`
 	BelowBudget    bool   `json:"belowBudget"`
 }
@@ -69,16 +73,16 @@ func newAvailability() *availability {
 func (a *availability) sample(levels []level, k int, t time.Time, afterEvictions bool) {
 	for _, l := range levels {
 		low, seen := a.lows[l.workload]
-		if seen && l.ready >= low.MinReady {
-			continue
-		}
 		if !seen {
 			low = &lowest{WorkloadAvailability: WorkloadAvailability{Workload: l.workload.String(), Desired: l.desired,
-				StartReady: l.ready}}
+				StartReady: l.ready, MinReady: l.ready + 1, MinAvailable: l.available}}
 			a.lows[l.workload] = low
 			a.order = append(a.order, l.workload)
 		}
-		low.MinReady, low.Cycle, low.Time, low.AfterEvictions = l.ready, k, t.UTC(), afterEvictions
+		low.MinAvailable = min(low.MinAvailable, l.available)
+		if l.ready < low.MinReady {
+			low.MinReady, low.Cycle, low.Time, low.AfterEvictions = l.ready, k, t.UTC(), afterEvictions
+		}
 	}
 }
 
@@ -135,8 +139,8 @@ func (a *availability) result() ([]WorkloadAvailability, int) {
 	for _, k := range a.order {
 		low := a.lows[k].WorkloadAvailability
 		low.MinReadyPercent = math.Round(float64(low.MinReady)*1000/float64(low.Desired)) / 10
-		low.BelowBudget = low.MaxUnavailable != nil && low.MinReady < low.Desired-*low.MaxUnavailable &&
-			low.MinReady < low.StartReady
+		least := min(low.MinReady, low.MinAvailable)
+		low.BelowBudget = low.MaxUnavailable != nil && least < low.Desired-*low.MaxUnavailable && least < low.StartReady
 		if low.BelowBudget {
 			below++
 		}

@@ -266,8 +266,8 @@ func TestBelowBudgetOnlyWhenTheRunMadeItWorse(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			a := newAvailability()
 			k := ownerKey{"Deployment", "ns", "web"}
-			a.sample([]level{{workload: k, desired: 3, ready: tc.start}}, 1, t0, false)
-			a.sample([]level{{workload: k, desired: 3, ready: tc.min}}, 1, t0, true)
+			a.sample([]level{{workload: k, desired: 3, ready: tc.start, available: tc.start}}, 1, t0, false)
+			a.sample([]level{{workload: k, desired: 3, ready: tc.min, available: tc.min}}, 1, t0, true)
 			a.lows[k].MaxUnavailable = &one
 			got, below := a.result()
 			if got[0].BelowBudget != tc.wantBelowBudget || below != map[bool]int{true: 1}[tc.wantBelowBudget] ||

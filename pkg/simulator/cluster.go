@@ -238,15 +238,15 @@ func (c *cluster) refreshWorkloads(now time.Time, rolloutsDone bool) []level {
 	}
 	counts := countPods(c.pods)
 	c.work.refresh(counts, now, rolloutsDone)
-	return c.work.levels(counts)
+	return c.work.levels(counts, now)
 }
 
-// levels returns the workloads' levels now.
-func (c *cluster) levels() []level {
+// levels returns the workloads' levels at now.
+func (c *cluster) levels(now time.Time) []level {
 	if c.work.empty() {
 		return nil
 	}
-	return c.work.levels(countPods(c.pods))
+	return c.work.levels(countPods(c.pods), now)
 }
 
 // pendingReport lists the pending pods for the result.

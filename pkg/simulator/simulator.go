@@ -144,7 +144,7 @@ func (s *simulation) cycle(ctx context.Context, k int, t time.Time) error {
 	}
 	// The moment of lowest availability: the evicted pods are gone, their
 	// replacements not placed yet.
-	s.avail.sample(s.cluster.levels(), k, t, true)
+	s.avail.sample(s.cluster.levels(t), k, t, true)
 	s.cluster.settle(ctx)
 	return nil
 }

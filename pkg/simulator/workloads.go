@@ -144,48 +144,54 @@ func (w *workloads) deploymentCounts(d ownerKey, counts map[ownerKey]*podCounts)
 	return sum, true
 }
 
-// level is one workload's Ready pods against its desired count at one
-// moment.
+// level is one workload's Ready and available pods against its desired
+// count at one moment.
 type level struct {
-	workload       ownerKey
-	desired, ready int32
+	workload                  ownerKey
+	desired, ready, available int32
 }
 
-// levels returns the Ready pods of every top-level workload with desired
-// replicas (a Deployment, not its ReplicaSets; a Deployment without
-// ReplicaSets in the snapshot and a finished Job are left out), in the
-// snapshot's order by kind.
-func (w *workloads) levels(counts map[ownerKey]*podCounts) []level {
+// levels returns the Ready and available (Ready for minReadySeconds at
+// now) pods of every top-level workload with desired replicas (a
+// Deployment, not its ReplicaSets; a Deployment without ReplicaSets in the
+// snapshot and a finished Job are left out), in the snapshot's order by
+// kind.
+func (w *workloads) levels(counts map[ownerKey]*podCounts, now time.Time) []level {
 	var out []level
-	add := func(k ownerKey, desired int32) {
+	add := func(k ownerKey, desired, minReady int32, c *podCounts) {
 		if desired > 0 {
-			out = append(out, level{workload: k, desired: desired, ready: counts[k].ready()})
+			out = append(out, level{workload: k, desired: desired, ready: c.ready(), available: c.available(minReady, now)})
 		}
 	}
 	for _, d := range w.deployments {
 		k := ownerKey{snapshot.KindDeployment, d.Namespace, d.Name}
-		if sum, ok := w.deploymentCounts(k, counts); ok && replicas(d.Spec.Replicas) > 0 {
-			out = append(out, level{workload: k, desired: replicas(d.Spec.Replicas), ready: sum.ready()})
+		if sum, ok := w.deploymentCounts(k, counts); ok {
+			add(k, replicas(d.Spec.Replicas), d.Spec.MinReadySeconds, sum)
 		}
 	}
 	for _, rs := range w.replicaSets {
 		if o := metav1.GetControllerOf(rs); o == nil || o.Kind != snapshot.KindDeployment {
-			add(ownerKey{snapshot.KindReplicaSet, rs.Namespace, rs.Name}, replicas(rs.Spec.Replicas))
+			k := ownerKey{snapshot.KindReplicaSet, rs.Namespace, rs.Name}
+			add(k, replicas(rs.Spec.Replicas), rs.Spec.MinReadySeconds, counts[k])
 		}
 	}
 	for _, s := range w.statefulSets {
-		add(ownerKey{snapshot.KindStatefulSet, s.Namespace, s.Name}, replicas(s.Spec.Replicas))
+		k := ownerKey{snapshot.KindStatefulSet, s.Namespace, s.Name}
+		add(k, replicas(s.Spec.Replicas), s.Spec.MinReadySeconds, counts[k])
 	}
 	for _, d := range w.daemonSets {
-		add(ownerKey{snapshot.KindDaemonSet, d.Namespace, d.Name}, d.Status.DesiredNumberScheduled)
+		k := ownerKey{snapshot.KindDaemonSet, d.Namespace, d.Name}
+		add(k, d.Status.DesiredNumberScheduled, d.Spec.MinReadySeconds, counts[k])
 	}
 	for _, j := range w.jobs {
 		if !jobFinished(j) {
-			add(ownerKey{snapshot.KindJob, j.Namespace, j.Name}, replicas(j.Spec.Parallelism))
+			k := ownerKey{snapshot.KindJob, j.Namespace, j.Name}
+			add(k, replicas(j.Spec.Parallelism), 0, counts[k])
 		}
 	}
 	for _, rc := range w.rcs {
-		add(ownerKey{snapshot.KindReplicationController, rc.Namespace, rc.Name}, replicas(rc.Spec.Replicas))
+		k := ownerKey{snapshot.KindReplicationController, rc.Namespace, rc.Name}
+		add(k, replicas(rc.Spec.Replicas), rc.Spec.MinReadySeconds, counts[k])
 	}
 	return out
 }

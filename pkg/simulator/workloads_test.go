@@ -199,3 +199,28 @@ func TestRefreshKeepsEarlierObjects(t *testing.T) {
 		t.Errorf("ready %d, want 2", got)
 	}
 }
+
+// The levels the summary samples count a pod available only once it has
+// been Ready for the workload's minReadySeconds.
+func TestLevelsHonourMinReadySeconds(t *testing.T) {
+	objs := webCluster(4)
+	objs.Deployments[0].Spec.MinReadySeconds = 60
+	c := clusterWithStartup(t, objs, 0)
+	evictWeb1(t, c)
+	cases := []struct {
+		at                   time.Duration
+		wantReady, wantAvail int32
+	}{
+		// The replacement is Ready since t0 (startup 0): at +20s 3 Ready,
+		// 2 available (it has been Ready 20s < 60s).
+		{20 * time.Second, 3, 2},
+		{time.Minute, 3, 3},
+	}
+	for _, tc := range cases {
+		l := c.levels(t0.Add(tc.at))
+		if len(l) != 1 || l[0].desired != 3 || l[0].ready != tc.wantReady || l[0].available != tc.wantAvail {
+			t.Errorf("at +%v levels %+v, want Deployment web 3 desired, %d ready, %d available", tc.at, l,
+				tc.wantReady, tc.wantAvail)
+		}
+	}
+}

@@ -211,3 +211,26 @@ func TestGeneratedClusterGivesEveryStrategyWork(t *testing.T) {
 		}
 	}
 }
+
+// TestGenerateRealistic: --realistic writes pods with what real ones carry
+// (here: env, probes and container IDs; snapshot files never hold
+// managedFields) and nodes with images; without it
+// the pods have none.
+func TestGenerateRealistic(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{{[]string{"--realistic"}, true}, {nil, false}} {
+		var out, errOut bytes.Buffer
+		cmd := NewRootCommand(&out, &errOut)
+		cmd.SetArgs(append([]string{"generate", "--nodes", "3", "--pods-per-node", "4", "-o", "-"}, tc.args...))
+		if err := cmd.Execute(); err != nil {
+			t.Fatal(err)
+		}
+		for _, part := range []string{"livenessProbe:", "containerID:", "valueFrom:", "images:"} {
+			if got := strings.Contains(out.String(), part); got != tc.want {
+				t.Errorf("generate %v: output has %q: %v, want %v", tc.args, part, got, tc.want)
+			}
+		}
+	}
+}

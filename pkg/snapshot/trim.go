@@ -186,7 +186,11 @@ func trimState(s v1.ContainerState) v1.ContainerState {
 // objects it transformed before (equal labels, owners, tolerations,
 // affinity, containers, resource lists; see newLiveSharer);
 // managedFields are dropped from any other object. NewInformerSource
-// installs it on the pod and node informers.
+// installs it on the pod and node informers. The cached objects are
+// therefore incomplete and must never be written back: nothing here
+// Updates a pod or node (evictions go through the Eviction API with the
+// pod's uid; the soft taint sends a JSON merge patch of the node's taints
+// and owners annotation only, conditional on the cached resourceVersion).
 func InformerTransform() cache.TransformFunc {
 	share := newLiveSharer()
 	return func(obj any) (any, error) {

@@ -130,6 +130,15 @@ func (l *loader) load(ctx context.Context) error {
 			return fmt.Errorf("creating ReplicaSet %d: %w", rs, err)
 		}
 		uids[rs] = got.UID
+		// Its status as the ReplicaSet controller would report it: every
+		// replica ready and available (the workload budget reads it).
+		replicaSetStatus(got)
+		if err := retry(ctx, func() error {
+			_, err := l.client.AppsV1().ReplicaSets(got.Namespace).UpdateStatus(ctx, got, metav1.UpdateOptions{})
+			return err
+		}); err != nil {
+			return fmt.Errorf("writing the status of ReplicaSet %s: %w", got.Name, err)
+		}
 		return nil
 	}); err != nil {
 		return err

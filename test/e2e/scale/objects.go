@@ -133,6 +133,13 @@ func newReplicaSet(rs int) *appsv1.ReplicaSet {
 	}
 }
 
+// replicaSetStatus sets every replica ready and available.
+func replicaSetStatus(rs *appsv1.ReplicaSet) {
+	n := *rs.Spec.Replicas
+	rs.Status = appsv1.ReplicaSetStatus{Replicas: n, FullyLabeledReplicas: n, ReadyReplicas: n,
+		AvailableReplicas: n, ObservedGeneration: rs.Generation}
+}
+
 // newPod is pod i (cluster-wide index) of ReplicaSet rs with uid rsUID, bound
 // to node: about 4 KB of JSON with the status podStatus writes (labels,
 // annotations, an owner reference, two containers with env, probes,

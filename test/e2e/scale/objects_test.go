@@ -120,3 +120,15 @@ func TestSiblingStorage(t *testing.T) {
 		t.Errorf("key %s", podKey(p))
 	}
 }
+
+// TestReplicaSetStatus: all 30 replicas ready and available, as the
+// controller would report them for the workload budget.
+func TestReplicaSetStatus(t *testing.T) {
+	rs := newReplicaSet(3)
+	rs.Generation = 1
+	replicaSetStatus(rs)
+	st := rs.Status
+	if st.Replicas != podsPerRS || st.ReadyReplicas != podsPerRS || st.AvailableReplicas != podsPerRS || st.ObservedGeneration != 1 {
+		t.Errorf("status %+v", st)
+	}
+}

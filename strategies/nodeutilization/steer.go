@@ -56,16 +56,17 @@ func roomPercent(u *NodeUtil, limit Thresholds, names []v1.ResourceName) float64
 
 // Steer returns the destinations the soft taint (scope NotUnderutilized)
 // leaves open and the usage a pod may have to be evicted: the k
-// destinations with the most usage room (roomPercent under limit over
-// names, largest first, ties by name) are open, plus any other with as
-// much room in every resource as the least of them (so equals are treated
-// alike); maxUse(r) is the smallest absolute room in r among the open
-// ones (never below 0). dests are request views paired with usage views;
-// those without a usage view are never open. k <= 0 opens none.
+// destinations with the most usage room in millicores (rankRoom: pods are
+// absolute amounts; largest first, ties by name) are open, plus any other
+// with as much room in every resource as the least of them (so equals are
+// treated alike); maxUse(r) is the smallest absolute room in r among the
+// open ones (never below 0). dests are request views paired with usage
+// views; those without a usage view are never open. k <= 0 opens none.
 //
-// Example (cpu only, limit 70%, k = 2): rooms d1 40% of 10 cores (4000m),
-// d2 30% of 20 cores (6000m), d3 10% of 10 cores: d1 and d2 are open,
-// maxUse(cpu) = min(4000m, 6000m) = 4000m, and d3 gets the taint.
+// Example (cpu only, limit 70%, k = 2): d1 of 10 cores using 3 has 4000m
+// of room, d2 of 20 cores using 8 has 6000m, d3 of 10 cores using 6 has
+// 1000m: d2 and d1 are open, maxUse(cpu) = min(6000m, 4000m) = 4000m, and
+// d3 gets the taint.
 func Steer(dests []*NodeUtil, limit Thresholds, names []v1.ResourceName, k int) (open map[string]bool, maxUse resources.List) {
 	open = map[string]bool{}
 	type ranked struct {

@@ -91,7 +91,7 @@ func (l *LowNodeUtilization) Plan(ctx context.Context, snap *snapshot.Snapshot, 
 	return nu.Evict(ctx, nu.Eviction{
 		Sources:      cls.Over,
 		Destinations: cls.Under,
-		Ledger:       l.ledger(logger, views, cls, bands, hot),
+		Ledger:       l.ledger(logger, views, cls, bands, hot, inFlight(snap)),
 		Namespaces:   l.args.EvictableNamespaces,
 		NodeLimit:    l.nodeLimit(),
 		EvictedFrom:  nu.RemovedBy(snap, l.profile, PluginName),
@@ -125,7 +125,8 @@ func (l *LowNodeUtilization) classify(snap *snapshot.Snapshot, views nu.Views) (
 // ledger returns the request view's HeadroomLedger (mode Requests) or a
 // ViewLedger over both views, with headroom up to the targets on the
 // underutilized nodes.
-func (l *LowNodeUtilization) ledger(logger klog.Logger, views nu.Views, cls nu.Classification, b nu.Bands, hot *nu.Hot) nu.Ledger {
+func (l *LowNodeUtilization) ledger(logger klog.Logger, views nu.Views, cls nu.Classification, b nu.Bands, hot *nu.Hot,
+	inFlight []*snapshot.PodInfo) nu.Ledger {
 	req := &nu.HeadroomLedger{
 		View:     nu.ViewRequests,
 		Headroom: nu.Headroom(cls.Under, b.Req.High, l.names),
@@ -144,7 +145,19 @@ func (l *LowNodeUtilization) ledger(logger klog.Logger, views nu.Views, cls nu.C
 		"memoryBytes", use.Headroom.Memory, "reservedMilliCPU", hot.Reserved.MilliCPU, "reservedMemoryBytes", hot.Reserved.Memory)
 	return nu.NewViewLedger(nu.ViewLedgerConfig{Mode: views.Mode, Req: req, Use: use, Usage: views.Usage,
 		Measures: views.Measures, Destinations: cls.Under, Sources: cls.Over, Removed: views.Removed, Quote: b.Use.High,
-		Hot: hot, UsageSource: hot.UsageSource, MinRelief: *l.args.MinPodRelief, Fit: l.fit(views, cls, b)})
+		Hot: hot, UsageSource: hot.UsageSource, MinRelief: *l.args.MinPodRelief, Fit: l.fit(views, cls, b),
+		InFlight: inFlight})
+}
+
+// inFlight returns the pods evicted earlier in the cycle (by any
+// strategy) from every node of the working snapshot snap, by node name,
+// oldest first on each node.
+func inFlight(snap *snapshot.Snapshot) []*snapshot.PodInfo {
+	var out []*snapshot.PodInfo
+	for _, ni := range snap.Nodes() {
+		out = append(out, snap.Removed(ni.Name())...)
+	}
+	return out
 }
 
 // fit returns the destination-side usage fit (classification Usage): the

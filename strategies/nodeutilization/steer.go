@@ -137,9 +137,12 @@ func fitsRoom(u *NodeUtil, limit Thresholds, names []v1.ResourceName, amount res
 }
 
 // fitFor returns the destination (request view) a pod moves to under the
-// usage fit: request room (allocatable − requested fits its requests) and
-// usage room for its usage pu (fitsRoom), open under the steering, the one
-// with the most room percentage (ties: the first); nil when none.
+// usage fit, or nil when it must stay: among the destinations (the open
+// ones with steering) with request room (allocatable − requested fits its
+// requests) and usage room for its usage pu (fitsRoom), the one with the
+// most room percentage (ties: the first). With steering the pod's usage
+// must also be at most MaxUse, since the kube-scheduler may put it on any
+// open destination.
 func (l *ViewLedger) fitFor(pi *snapshot.PodInfo, pu resources.List) *NodeUtil {
 	if l.fit.Open != nil {
 		for _, r := range l.use.Names {
@@ -148,6 +151,13 @@ func (l *ViewLedger) fitFor(pi *snapshot.PodInfo, pu resources.List) *NodeUtil {
 			}
 		}
 	}
+	return l.roomiest(pi, pu)
+}
+
+// roomiest returns the destination (open with steering) with request room
+// for pi and usage room for pu with the most room percentage (ties: the
+// first); nil when none.
+func (l *ViewLedger) roomiest(pi *snapshot.PodInfo, pu resources.List) *NodeUtil {
 	var best *NodeUtil
 	bestRoom := 0.0
 	for _, d := range l.dests {
@@ -170,4 +180,22 @@ func (l *ViewLedger) destination(pi *snapshot.PodInfo) *NodeUtil {
 		return l.fitFor(pi, l.podUse(pi).amount)
 	}
 	return l.roomFor(pi)
+}
+
+// reserveInFlight reserves, under the usage fit, the requests and usage of
+// pods evicted earlier in the cycle (a working snapshot no longer shows
+// them, and their replacements are not placed yet) on the destination each
+// is expected to land on (roomiest for its requests, with no usage room
+// required: it is gone already), so a plan after a refused eviction does
+// not count the same room again. Without a fit it does nothing.
+func (l *ViewLedger) reserveInFlight(pods []*snapshot.PodInfo) {
+	if l.fit == nil {
+		return
+	}
+	for _, pi := range pods {
+		if d := l.roomiest(pi, resources.List{}); d != nil {
+			d.Used.Add(pi.Requests)
+			d.Usage.Used.Add(l.podUse(pi).amount)
+		}
+	}
 }

@@ -108,6 +108,10 @@ type ViewLedgerConfig struct {
 	// Fit, in mode Usage, turns on the destination-side usage fit (see
 	// UsageFit); nil: request room only.
 	Fit *UsageFit
+	// InFlight are the pods evicted earlier in the cycle (snapshot.Removed
+	// of a working snapshot); with Fit their requests and usage are
+	// reserved on their expected destinations (reserveInFlight).
+	InFlight []*snapshot.PodInfo
 }
 
 // NewViewLedger returns the ledger of c.
@@ -117,6 +121,7 @@ func NewViewLedger(c ViewLedgerConfig) *ViewLedger {
 		measured: MeasuredNames(c.Measures), minRelief: c.MinRelief}
 	if c.Mode == ClassifyUsage && c.Fit != nil && c.Use.Target != nil {
 		l.fit = c.Fit
+		l.reserveInFlight(c.InFlight)
 	}
 	if l.quote == nil {
 		l.quote = c.Use.Target

@@ -125,3 +125,26 @@ func TestSteering(t *testing.T) {
 		t.Errorf("evicted %v, want [ns/c]", ev)
 	}
 }
+
+// A plan on a working snapshot (after a refused eviction) reserves the
+// pods evicted earlier in the cycle on their destinations first. n1 ran e
+// (1000m) too, evicted earlier: n1 now counts 4300 − 1000 = 3300m, 300m to
+// shed. The only destination n2 (room 1200m; n3 at 2900m is appropriate)
+// expects e: 1200 − 1000 = 200m left, so no pod of n1 fits (the smallest,
+// a, uses 500m) and nothing is evicted; counting n2's room again would
+// have sent c (1000m) there too, 3000 + 1000 = 4000m > target 3200m.
+func TestUsageFitReservesInFlight(t *testing.T) {
+	snap := qualitySnapshot(t, 4300, map[string]int64{"n2": 2000, "n3": 2900},
+		[]qPod{{"a", 0, 500}, {"b", 0, 800}, {"c", 0, 1000}, {"d", 0, 1500}, {"e", 0, 1000}})
+	var e *v1.Pod
+	n1, _ := snap.Node("n1")
+	for _, pi := range n1.Pods {
+		if pi.Pod.Name == "e" {
+			e = pi.Pod
+		}
+	}
+	working := snap.WithoutPodsBy(snapshot.Remover{Profile: "p", Strategy: "Other"}, e)
+	if got, _ := planUsage(t, usageArgs(api.SourceKubernetesMetrics, nu.ClassifyUsage), working); len(got) != 0 {
+		t.Errorf("evicted %v, want none", got)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -28,6 +30,23 @@ func newObject(gvk schema.GroupVersionKind) runtime.Object {
 			return &v1.Namespace{}
 		case "PersistentVolumeClaim":
 			return &v1.PersistentVolumeClaim{}
+		case "ReplicationController":
+			return &v1.ReplicationController{}
+		}
+	case appsv1.SchemeGroupVersion:
+		switch gvk.Kind {
+		case "Deployment":
+			return &appsv1.Deployment{}
+		case "ReplicaSet":
+			return &appsv1.ReplicaSet{}
+		case "StatefulSet":
+			return &appsv1.StatefulSet{}
+		case "DaemonSet":
+			return &appsv1.DaemonSet{}
+		}
+	case batchv1.SchemeGroupVersion:
+		if gvk.Kind == "Job" {
+			return &batchv1.Job{}
 		}
 	case policyv1.SchemeGroupVersion:
 		if gvk.Kind == "PodDisruptionBudget" {
@@ -50,7 +69,9 @@ func newObject(gvk schema.GroupVersionKind) runtime.Object {
 
 func isNamespaced(obj runtime.Object) bool {
 	switch obj.(type) {
-	case *v1.Pod, *policyv1.PodDisruptionBudget, *metricsv1beta1.PodMetrics, *v1.PersistentVolumeClaim:
+	case *v1.Pod, *policyv1.PodDisruptionBudget, *metricsv1beta1.PodMetrics, *v1.PersistentVolumeClaim,
+		*appsv1.Deployment, *appsv1.ReplicaSet, *appsv1.StatefulSet, *appsv1.DaemonSet,
+		*batchv1.Job, *v1.ReplicationController:
 		return true
 	}
 	return false
@@ -89,6 +110,18 @@ func (l *loader) add(obj runtime.Object, namespace string) error {
 		objs.PDBs = append(objs.PDBs, o)
 	case *schedulingv1.PriorityClass:
 		objs.PriorityClasses = append(objs.PriorityClasses, o)
+	case *appsv1.Deployment:
+		objs.Deployments = append(objs.Deployments, o)
+	case *appsv1.ReplicaSet:
+		objs.ReplicaSets = append(objs.ReplicaSets, o)
+	case *appsv1.StatefulSet:
+		objs.StatefulSets = append(objs.StatefulSets, o)
+	case *appsv1.DaemonSet:
+		objs.DaemonSets = append(objs.DaemonSets, o)
+	case *batchv1.Job:
+		objs.Jobs = append(objs.Jobs, o)
+	case *v1.ReplicationController:
+		objs.ReplicationControllers = append(objs.ReplicationControllers, o)
 	case *metricsv1beta1.NodeMetrics:
 		return l.addSample(o.Timestamp, o.Usage, func(s []Sample) {
 			addRun(objs.NodeMetrics, l.st.nodeDups, o.Name, s, sampleTime)

@@ -40,6 +40,7 @@ type Snapshot struct {
 	priorityClasses map[string]*schedulingv1.PriorityClass
 	namespaces      map[string]*v1.Namespace
 	pvcs            map[types.NamespacedName]*v1.PersistentVolumeClaim
+	workloads       workloadIndex
 	nodeUsage       map[string]Series
 	podUsage        map[types.NamespacedName]Series
 	nodeMetric      map[string]Points
@@ -66,6 +67,7 @@ func New(objs Objects, opts Options) (*Snapshot, error) {
 		podUsage:        sortedSeries(objs.PodMetrics),
 		nodeMetric:      sortedPoints(objs.NodeMetricResource),
 		history:         opts.History,
+		workloads:       newWorkloadIndex(objs),
 	}
 	for _, n := range objs.Nodes {
 		if _, dup := s.byName[n.Name]; dup {

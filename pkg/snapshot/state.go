@@ -51,6 +51,12 @@ func (st *loadState) merge(o *loadState) {
 	st.objs.PriorityClasses = append(st.objs.PriorityClasses, o.objs.PriorityClasses...)
 	st.objs.Namespaces = append(st.objs.Namespaces, o.objs.Namespaces...)
 	st.objs.PersistentVolumeClaims = append(st.objs.PersistentVolumeClaims, o.objs.PersistentVolumeClaims...)
+	st.objs.Deployments = append(st.objs.Deployments, o.objs.Deployments...)
+	st.objs.ReplicaSets = append(st.objs.ReplicaSets, o.objs.ReplicaSets...)
+	st.objs.StatefulSets = append(st.objs.StatefulSets, o.objs.StatefulSets...)
+	st.objs.DaemonSets = append(st.objs.DaemonSets, o.objs.DaemonSets...)
+	st.objs.Jobs = append(st.objs.Jobs, o.objs.Jobs...)
+	st.objs.ReplicationControllers = append(st.objs.ReplicationControllers, o.objs.ReplicationControllers...)
 	for k, s := range o.objs.NodeMetrics {
 		addRun(st.objs.NodeMetrics, st.nodeDups, k, s, sampleTime)
 	}

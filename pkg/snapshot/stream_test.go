@@ -45,10 +45,10 @@ func TestLoadFilesJSONStreams(t *testing.T) {
 		},
 		{
 			name: "kubectl -o json order: items before kind",
-			content: `{"apiVersion":"v1","items":[` + jsonP1 + `,` + jsonN1 + `,{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"}}` +
+			content: `{"apiVersion":"v1","items":[` + jsonP1 + `,` + jsonN1 + `,{"apiVersion":"apps/v1","kind":"ControllerRevision","metadata":{"name":"d"}}` +
 				`],"kind":"List","metadata":{"resourceVersion":""}}`,
 			want:         []string{"Node n1", "Pod ns/p1"},
-			wantWarnings: []string{"skipped 1 object of kind apps/v1 Deployment"},
+			wantWarnings: []string{"skipped 1 object of kind apps/v1 ControllerRevision"},
 		},
 		{
 			name: "typed list with kind last: items without kind wait for it and keep their order",
@@ -68,7 +68,7 @@ func TestLoadFilesJSONStreams(t *testing.T) {
 		{
 			name: "an object with an items field before its kind is not a list",
 			content: `{"apiVersion":"v1","items":[{"apiVersion":"v1","kind":"Node","metadata":{"name":"ghost"}},` +
-				`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"}},` +
+				`{"apiVersion":"apps/v1","kind":"ControllerRevision","metadata":{"name":"d"}},` +
 				`{"apiVersion":"v1","kind":"Pod","metadata":{"name":7}}],"kind":"Node","metadata":{"name":"n1"}}`,
 			want: []string{"Node n1"},
 		},

@@ -3,6 +3,8 @@ package snapshot
 import (
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -76,6 +78,16 @@ type Objects struct {
 	// PersistentVolumeClaims are read by the DefaultEvictor's PodsWithPVC
 	// protection when it is limited to some storage classes.
 	PersistentVolumeClaims []*v1.PersistentVolumeClaim
+	// Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs and
+	// ReplicationControllers are the workload objects that own pods; the
+	// DefaultEvictor's workload budget reads their desired and ready
+	// replicas (see Snapshot.WorkloadOf).
+	Deployments            []*appsv1.Deployment
+	ReplicaSets            []*appsv1.ReplicaSet
+	StatefulSets           []*appsv1.StatefulSet
+	DaemonSets             []*appsv1.DaemonSet
+	Jobs                   []*batchv1.Job
+	ReplicationControllers []*v1.ReplicationController
 	// NodeMetrics are usage samples per node name.
 	NodeMetrics map[string]Series
 	// PodMetrics are usage samples per pod.

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -21,8 +23,9 @@ import (
 
 // WriteList writes objs as one `apiVersion: v1, kind: List` YAML document
 // that LoadFiles reads back into equal Objects. Items come in this order:
-// Namespaces, PriorityClasses, Nodes, Pods, PDBs, PersistentVolumeClaims
-// (each in the given order);
+// Namespaces, PriorityClasses, Nodes, Pods, PDBs, PersistentVolumeClaims,
+// the workload objects (Deployments, ReplicaSets, StatefulSets, DaemonSets,
+// Jobs, ReplicationControllers), each in the given order;
 // then for each node by name the NodeUsageSeries of its cpu and memory
 // samples (Objects.NodeMetrics) followed by those of its MetricResource
 // points (Objects.NodeMetricResource, only metricResource set); then for
@@ -86,6 +89,12 @@ func write(e *listWriter, objs Objects) error {
 	writeAll(e, objs.Pods, v1.SchemeGroupVersion.WithKind("Pod"))
 	writeAll(e, objs.PDBs, policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget"))
 	writeAll(e, objs.PersistentVolumeClaims, v1.SchemeGroupVersion.WithKind("PersistentVolumeClaim"))
+	writeAll(e, objs.Deployments, appsv1.SchemeGroupVersion.WithKind("Deployment"))
+	writeAll(e, objs.ReplicaSets, appsv1.SchemeGroupVersion.WithKind("ReplicaSet"))
+	writeAll(e, objs.StatefulSets, appsv1.SchemeGroupVersion.WithKind("StatefulSet"))
+	writeAll(e, objs.DaemonSets, appsv1.SchemeGroupVersion.WithKind("DaemonSet"))
+	writeAll(e, objs.Jobs, batchv1.SchemeGroupVersion.WithKind("Job"))
+	writeAll(e, objs.ReplicationControllers, v1.SchemeGroupVersion.WithKind("ReplicationController"))
 	writeUsage(e, objs)
 	e.footer()
 	if e.err != nil {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	"math"
 	"os"
 	"path/filepath"
@@ -52,6 +54,13 @@ func roundTripObjects() Objects {
 				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}},
 		PersistentVolumeClaims: []*v1.PersistentVolumeClaim{builders.MakePVC("ns", "data-web").StorageClass("fast").Obj(),
 			builders.MakePVC("ns", "data-old").Obj()},
+		Deployments:  []*appsv1.Deployment{builders.MakeDeployment("ns", "web", 3).Ready(2).MaxUnavailable("1").Obj()},
+		ReplicaSets:  []*appsv1.ReplicaSet{builders.MakeDeployment("ns", "web", 3).ReplicaSetFor("web-abc")},
+		StatefulSets: []*appsv1.StatefulSet{builders.MakeStatefulSet("ns", "db", 2).Obj()},
+		DaemonSets: []*appsv1.DaemonSet{{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "agent"},
+			Status: appsv1.DaemonSetStatus{DesiredNumberScheduled: 3, NumberReady: 3}}},
+		Jobs:                   []*batchv1.Job{{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "batch"}}},
+		ReplicationControllers: []*v1.ReplicationController{{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "legacy"}}},
 		NodeMetrics: map[string]Series{
 			"n2": {{Time: t0, MilliCPU: 1500, Memory: 3 << 30}},
 			// Out of order: two objects, kept in this order.
@@ -123,6 +132,12 @@ func assertSameObjects(t *testing.T, got, want Objects) {
 		{"pods", got.Pods, want.Pods},
 		{"pdbs", got.PDBs, want.PDBs},
 		{"persistent volume claims", got.PersistentVolumeClaims, want.PersistentVolumeClaims},
+		{"deployments", got.Deployments, want.Deployments},
+		{"replica sets", got.ReplicaSets, want.ReplicaSets},
+		{"stateful sets", got.StatefulSets, want.StatefulSets},
+		{"daemon sets", got.DaemonSets, want.DaemonSets},
+		{"jobs", got.Jobs, want.Jobs},
+		{"replication controllers", got.ReplicationControllers, want.ReplicationControllers},
 	} {
 		if !apiequality.Semantic.DeepEqual(c.got, c.want) {
 			t.Errorf("%s differ after round trip:\ngot  %+v\nwant %+v", c.name, c.got, c.want)
@@ -159,6 +174,24 @@ func clearTypeMeta(o Objects) {
 	for _, x := range o.PersistentVolumeClaims {
 		x.TypeMeta = metav1.TypeMeta{}
 	}
+	for _, x := range o.Deployments {
+		x.TypeMeta = metav1.TypeMeta{}
+	}
+	for _, x := range o.ReplicaSets {
+		x.TypeMeta = metav1.TypeMeta{}
+	}
+	for _, x := range o.StatefulSets {
+		x.TypeMeta = metav1.TypeMeta{}
+	}
+	for _, x := range o.DaemonSets {
+		x.TypeMeta = metav1.TypeMeta{}
+	}
+	for _, x := range o.Jobs {
+		x.TypeMeta = metav1.TypeMeta{}
+	}
+	for _, x := range o.ReplicationControllers {
+		x.TypeMeta = metav1.TypeMeta{}
+	}
 }
 
 // listItems are the items of a written List as "apiVersion kind name".
@@ -181,7 +214,7 @@ type listItems struct {
 }
 
 func TestWriteItemsOrderAndKinds(t *testing.T) {
-	// Namespaces, PriorityClasses, Nodes, Pods, PDBs, PVCs in input order; then
+	// Namespaces, PriorityClasses, Nodes, Pods, PDBs, PVCs, workloads in input order; then
 	// per node by name its usage runs and its MetricResource runs; then pods.
 	want := []string{
 		"v1 Namespace ns",
@@ -190,6 +223,8 @@ func TestWriteItemsOrderAndKinds(t *testing.T) {
 		"v1 Pod web", "v1 Pod pending", "v1 Pod managed",
 		"policy/v1 PodDisruptionBudget web",
 		"v1 PersistentVolumeClaim data-web", "v1 PersistentVolumeClaim data-old",
+		"apps/v1 Deployment web", "apps/v1 ReplicaSet web-abc", "apps/v1 StatefulSet db",
+		"apps/v1 DaemonSet agent", "batch/v1 Job batch", "v1 ReplicationController legacy",
 		// n1: the series goes back in time, so two runs; 1m is the default
 		// interval of a single sample and then the previous run's.
 		"NodeUsageSeries n1 2024-05-01T10:01:00Z 1m cpu=[2] memory=[1]",

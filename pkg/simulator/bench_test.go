@@ -66,7 +66,13 @@ func BenchmarkDecisionQuality(b *testing.B) {
 						continue // the other policies are compared on seed 1 only
 					}
 					name := fmt.Sprintf("hot=%.0f%%/noise=%.0f%%/seed=%d/%s", fraction*100, noise*100, seed, pol.name)
-					b.Run(name, func(b *testing.B) { benchQuality(b, p, pol.yaml, noise) })
+					b.Run(name, func(b *testing.B) { benchQuality(b, p, pol.yaml, noise, false) })
+				}
+				if seed == 1 && noise == 0 {
+					// The same cluster without its PodDisruptionBudgets: what
+					// the refused evictions cost (the lower bound ignores them).
+					name := fmt.Sprintf("hot=%.0f%%/noise=0%%/seed=1/%s/noPDB", fraction*100, policies[0].name)
+					b.Run(name, func(b *testing.B) { benchQuality(b, p, policies[0].yaml, noise, true) })
 				}
 			}
 		}
@@ -77,7 +83,9 @@ func BenchmarkDecisionQuality(b *testing.B) {
 // policy of BenchmarkDecisionQuality is measured on.
 const qualitySeeds = 3
 
-func benchQuality(b *testing.B, p scenario.Params, policy string, noise float64) {
+// benchQuality runs one row; noPDB drops the cluster's
+// PodDisruptionBudgets.
+func benchQuality(b *testing.B, p scenario.Params, policy string, noise float64, noPDB bool) {
 	cfg := configFor(b, policy, 48)
 	cfg.Noise = noise
 	var res *Result
@@ -85,6 +93,9 @@ func benchQuality(b *testing.B, p scenario.Params, policy string, noise float64)
 		objs, err := scenario.Generate(p)
 		if err != nil {
 			b.Fatal(err)
+		}
+		if noPDB {
+			objs.PDBs = nil
 		}
 		if res, err = Run(quiet(), objs, p.Now, cfg); err != nil {
 			b.Fatal(err)

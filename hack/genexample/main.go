@@ -32,6 +32,7 @@ func main() {
 		os.Exit(2)
 	}
 	for name, objs := range map[string]snapshot.Objects{"cluster.yaml": cluster(), "hotspot-cluster.yaml": hotspotCluster()} {
+		addWorkloads(&objs)
 		if err := write(filepath.Join(os.Args[1], name), objs); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
@@ -63,6 +64,7 @@ func cluster() snapshot.Objects {
 	objs.Pods = append(objs.Pods, systemPods()...)
 	objs.Pods = append(objs.Pods, skewedWorkloads()...)
 	objs.Pods = append(objs.Pods, situations()...)
+	objs.PDBs = situationPDBs()
 	return objs
 }
 

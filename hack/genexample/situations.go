@@ -4,6 +4,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -105,4 +106,16 @@ func lifecycle() []*v1.Pod {
 		b.MakePod("batch", "import-1").Node(nodeName(14)).Req("200m", "256Mi").OwnedBy("Job", "import").
 			Phase(v1.PodFailed).Reason("Error").Terminated("Error", 1).Created(now.Add(-10 * time.Minute)).Obj(),
 	}
+}
+
+// situationPDBs: queue, db and legacy run one replica each; a
+// PodDisruptionBudget with maxUnavailable 1 (disruptionsAllowed 1) lets
+// the strategies move them despite the workload budget's singleton rule.
+// cache, also a singleton, has none: it is never evicted.
+func situationPDBs() []*policyv1.PodDisruptionBudget {
+	var out []*policyv1.PodDisruptionBudget
+	for _, p := range []struct{ ns, app string }{{"data", "queue"}, {"data", "db"}, {"shop", "legacy"}} {
+		out = append(out, b.MakePDB(p.ns, p.app, "app", p.app).Allowed(1).Healthy(1, 0).Obj())
+	}
+	return out
 }

@@ -18,7 +18,9 @@ import (
 // Simulation is the stable output of `simulate` (documented in README.md).
 // Fields are only ever added, never renamed.
 type Simulation struct {
-	Evictions     []EvictionOut `json:"evictions"`
+	Evictions []EvictionOut `json:"evictions"`
+	// Skipped are the candidates the workload budget refused.
+	Skipped       []SkippedOut  `json:"skipped,omitempty"`
 	Nodes         []NodeOut     `json:"nodes"`
 	ExcludedNodes []ExcludedOut `json:"excludedNodes,omitempty"`
 	Warnings      []string      `json:"warnings,omitempty"`
@@ -40,6 +42,8 @@ type (
 	HysteresisOut = explain.Hysteresis
 	// ExcludedOut is a node the cycle did not consider.
 	ExcludedOut = explain.Excluded
+	// SkippedOut is a candidate the workload budget refused.
+	SkippedOut = explain.Skipped
 )
 
 // buildSimulation reports the cycles' evictions and, per considered node of
@@ -48,6 +52,7 @@ func buildSimulation(ctx context.Context, reps []*descheduler.Report, in explain
 	out := &Simulation{Evictions: []EvictionOut{}}
 	for i, rep := range reps {
 		out.Evictions = append(out.Evictions, explain.Evictions(i+1, rep)...)
+		out.Skipped = append(out.Skipped, explain.Skips(i+1, rep)...)
 		for _, err := range rep.Errors {
 			out.Errors = append(out.Errors, err.Error())
 		}

@@ -31,6 +31,9 @@ type SimulateOptions struct {
 	// Noise is in percent.
 	Noise  float64
 	Report string
+	// PodStartup is how long a simulated replacement runs before it is
+	// Ready.
+	PodStartup time.Duration
 	// AllNodes lists every node in the narrow table.
 	AllNodes bool
 	// AllowEmpty accepts a snapshot without nodes.
@@ -62,6 +65,7 @@ func newSimulateCommand() *cobra.Command {
 	fs.DurationVar(&o.Interval, "interval", 5*time.Minute, "with --cycles: simulated time between cycles")
 	fs.Uint64Var(&o.Seed, "seed", 1, "with --cycles: seed of every random choice (names, scheduler ties, noise); the same seed gives the same result")
 	fs.Float64Var(&o.Noise, "noise", 0, "with --cycles: multiply every generated usage sample by a random factor within ±PCT percent")
+	fs.DurationVar(&o.PodStartup, "pod-startup", 30*time.Second, "with --cycles: how long a replacement runs on its node before it is Ready (0: at once); until then its workload counts it as unavailable")
 	fs.StringVar(&o.Report, "report", "", "with --cycles: also write charts to FILE.html (one self-contained page) or FILE.svg")
 	_ = cmd.MarkFlagRequired("policy")
 	policyFlagAlias(cmd)
@@ -116,6 +120,10 @@ func runSimulate(cmd *cobra.Command, o *SimulateOptions) error {
 	snap, err := snapshot.New(objs, snapshot.Options{Now: now, NodeSelector: sel, History: state.History(now)})
 	if err != nil {
 		return fmt.Errorf("building the snapshot: %w", err)
+	}
+	if w := explain.MissingWorkloadsWarning(snap); w != "" {
+		warnings = append(warnings, w)
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", w)
 	}
 	cycle := &descheduler.Cycle{Profiles: profiles, Limits: descheduler.LimitsFromPolicy(policy),
 		Executor: evictor.DryRunExecutor{}}

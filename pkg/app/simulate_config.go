@@ -6,6 +6,7 @@ import (
 
 	"github.com/usage-descheduler/descheduler/collectors"
 	"github.com/usage-descheduler/descheduler/pkg/api"
+	"github.com/usage-descheduler/descheduler/pkg/evictor"
 	"github.com/usage-descheduler/descheduler/pkg/simulator"
 	"github.com/usage-descheduler/descheduler/strategies/lownodeutilization"
 	nu "github.com/usage-descheduler/descheduler/strategies/nodeutilization"
@@ -71,4 +72,29 @@ func simulationTarget(policy *api.DeschedulerPolicy) (t simulator.Target, repeat
 		repeatCooldown = h.WorkloadCooldown.Duration
 	}
 	return t, repeatCooldown
+}
+
+// simulationBudget is the workload budget the summary judges availability
+// by: the workloadBudget of the DefaultEvictor of the profile named
+// profile (the LowNodeUtilization plugin's), else of the first profile;
+// its defaults when none is configured. It applies whether the evictor
+// enforces it or not (enabled: false), so a run without it shows what it
+// would have prevented.
+func simulationBudget(policy *api.DeschedulerPolicy, profile string) simulator.BudgetRule {
+	var args *evictor.DefaultEvictorArgs
+	for i, prof := range policy.Profiles {
+		if prof.Name != profile && (profile != "" || i > 0) {
+			continue
+		}
+		for _, pc := range prof.PluginConfig {
+			if a, ok := pc.Decoded.(*evictor.DefaultEvictorArgs); ok && pc.Name == evictor.PluginName {
+				args = a
+			}
+		}
+	}
+	if args == nil || args.WorkloadBudget == nil {
+		return simulator.BudgetRule{}
+	}
+	return simulator.BudgetRule{MaxUnavailable: args.WorkloadBudget.MaxUnavailable,
+		EvictSingletons: args.WorkloadBudget.EvictSingletons}
 }

@@ -21,7 +21,7 @@ import (
 )
 
 // cycleFlags are the flags that only make sense with --cycles.
-var cycleFlags = []string{"interval", "seed", "noise", "report"}
+var cycleFlags = []string{"interval", "seed", "noise", "report", "pod-startup"}
 
 // validateCycles checks the multi-cycle flags before anything is loaded.
 func (o *SimulateOptions) validateCycles(cmd *cobra.Command) error {
@@ -38,6 +38,9 @@ func (o *SimulateOptions) validateCycles(cmd *cobra.Command) error {
 	}
 	if o.Interval <= 0 {
 		return fmt.Errorf("--interval must be positive, not %v", o.Interval)
+	}
+	if o.PodStartup < 0 {
+		return fmt.Errorf("--pod-startup must not be negative, not %v", o.PodStartup)
 	}
 	if o.Noise < 0 || o.Noise > simulator.MaxNoise*100 {
 		return fmt.Errorf("--noise must be a percentage between 0 and %v, not %v", simulator.MaxNoise*100, o.Noise)
@@ -68,7 +71,7 @@ func runSimulateCycles(cmd *cobra.Command, o *SimulateOptions, in simulationInpu
 	cfg := simulator.Config{Profiles: in.profiles, Limits: descheduler.LimitsFromPolicy(in.policy),
 		NodeSelector: in.selector, Cycles: o.Cycles, Interval: o.Interval, Seed: o.Seed, Noise: o.Noise / 100,
 		Usage: simulatedUsage(in.policy), History: in.history, Target: target, RepeatCooldown: cooldown,
-		Wall: clock.RealClock{}}
+		PodStartup: o.PodStartup, Budget: simulationBudget(in.policy, target.Profile).Func(), Wall: clock.RealClock{}}
 	task := newProgress(cmd, o.Quiet).Start("simulating cycles", int64(o.Cycles), progress.Items)
 	cfg.OnCycle = func(int) { task.Add(1) }
 	res, err := simulator.Run(cmd.Context(), in.objs, in.now, cfg)
@@ -121,6 +124,9 @@ func writeCyclesTable(w io.Writer, res *simulator.Result) error {
 func writeSummary(w io.Writer, s simulator.Summary) {
 	fmt.Fprintf(w, "\n%d evictions in %d cycles of %s (blocked by PodDisruptionBudgets: %d; seed %d, noise ±%g%%)\n",
 		s.TotalEvictions, s.Cycles, s.Interval, s.BlockedEvictions, s.Seed, s.Noise*100)
+	if len(s.SkippedEvictions) > 0 {
+		fmt.Fprintf(w, "candidates skipped by the workload budget: %s\n", topWorkloads(s.SkippedEvictions, 4))
+	}
 	fmt.Fprintf(w, "repeated evictions of a workload: %d within its cooldown (%s), %d within 1h\n",
 		s.Repeated.WithinCooldown, s.Repeated.Cooldown, s.Repeated.WithinHour)
 	fmt.Fprintf(w, "cpu usage %% max/mean/sd: %s -> %s\n", spreadColumn(s.CPUUsage.Start), spreadColumn(s.CPUUsage.End))
@@ -138,6 +144,7 @@ func writeSummary(w io.Writer, s simulator.Summary) {
 			s.LowerBound, s.LowerBoundUnreachable, ratioColumn(s.EvictionsOverLowerBound))
 	}
 	fmt.Fprintf(w, "pods left pending: %d\n", s.PodsLeftPending)
+	writeAvailability(w, s)
 	if len(s.EvictionsPerWorkload) > 0 {
 		line := "evictions per workload: " + topWorkloads(s.EvictionsPerWorkload, 10)
 		fmt.Fprintln(w, strings.Join(wrap(line, tableWidth), "\n  "))
@@ -188,4 +195,45 @@ func spreadColumn(s *simulator.Spread) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.1f/%.1f/%.1f", s.Max, s.Mean, s.StdDev)
+}
+
+// availabilityShown is how many workloads the table's availability line
+// names.
+const availabilityShown = 5
+
+// writeAvailability summarises Summary.MinAvailability: how many workloads
+// lost Ready replicas, how many went below their budget, and the lowest
+// few.
+func writeAvailability(w io.Writer, s simulator.Summary) {
+	if len(s.MinAvailability) == 0 {
+		return
+	}
+	lost, budgeted := 0, 0
+	var lowest []string
+	for _, a := range s.MinAvailability {
+		if a.MaxUnavailable != nil {
+			budgeted++
+		}
+		if a.MinReady >= a.Desired {
+			continue
+		}
+		lost++
+		if len(lowest) < availabilityShown {
+			when := "start"
+			if a.AfterEvictions {
+				when = "after evictions"
+			}
+			lowest = append(lowest, fmt.Sprintf("%s %d/%d (%g%%, cycle %d %s)", a.Workload, a.MinReady, a.Desired,
+				a.MinReadyPercent, a.Cycle, when))
+		}
+	}
+	fmt.Fprintf(w, "availability: %d of %d workloads had fewer Ready pods than desired; %d of %d with a known budget went below it\n",
+		lost, len(s.MinAvailability), s.WorkloadsBelowBudget, budgeted)
+	if len(lowest) > 0 {
+		line := "lowest Ready/desired: " + strings.Join(lowest, ", ")
+		if lost > len(lowest) {
+			line += fmt.Sprintf(", … %d more", lost-len(lowest))
+		}
+		fmt.Fprintln(w, strings.Join(wrap(line, tableWidth), "\n  "))
+	}
 }

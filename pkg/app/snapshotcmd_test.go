@@ -37,10 +37,12 @@ const gi = int64(1) << 30
 var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 
 // clusterClient holds two 4-CPU/8Gi nodes, two pods, a namespace, a
-// PriorityClass, a PDB, a PersistentVolumeClaim and a Secret with a
-// Prometheus token.
+// PriorityClass, a PDB, a PersistentVolumeClaim, a Deployment with its
+// ReplicaSet and a Secret with a Prometheus token.
 func clusterClient() *kubefake.Clientset {
+	dep := builders.MakeDeployment("shop", "web", 2)
 	return kubefake.NewClientset(
+		dep.Obj(), dep.ReplicaSetFor("web-rs"),
 		builders.MakeNode("n1").Obj(), builders.MakeNode("n2").Obj(),
 		builders.MakePod("shop", "web").Node("n1").Req("500m", "1Gi").Obj(),
 		builders.MakePod("shop", "db").Node("n2").Req("500m", "1Gi").Obj(),
@@ -148,10 +150,10 @@ func TestSnapshotOnePoll(t *testing.T) {
 	}
 	objs := loadSnapshotFile(t, path)
 	if len(objs.Nodes) != 2 || len(objs.Pods) != 2 || len(objs.Namespaces) != 1 || len(objs.PriorityClasses) != 1 ||
-		len(objs.PDBs) != 1 || len(objs.PersistentVolumeClaims) != 1 {
-		t.Errorf("objects: %d nodes, %d pods, %d namespaces, %d priority classes, %d PDBs, %d claims; want 2, 2, 1, 1, 1, 1",
-			len(objs.Nodes), len(objs.Pods), len(objs.Namespaces), len(objs.PriorityClasses), len(objs.PDBs),
-			len(objs.PersistentVolumeClaims))
+		len(objs.PDBs) != 1 || len(objs.PersistentVolumeClaims) != 1 || len(objs.Deployments) != 1 || len(objs.ReplicaSets) != 1 {
+		t.Errorf("objects: %d nodes, %d pods, %d namespaces, %d priority classes, %d PDBs, %d claims, %d deployments, "+
+			"%d replicasets; want 2, 2, 1, 1, 1, 1, 1, 1", len(objs.Nodes), len(objs.Pods), len(objs.Namespaces),
+			len(objs.PriorityClasses), len(objs.PDBs), len(objs.PersistentVolumeClaims), len(objs.Deployments), len(objs.ReplicaSets))
 	}
 	for _, c := range objs.PersistentVolumeClaims {
 		if c.Namespace != "shop" || c.Name != "data-db" || c.Spec.StorageClassName == nil || *c.Spec.StorageClassName != "fast" {

@@ -30,6 +30,41 @@ func (s *Simulation) writeEvictions(w io.Writer, o TableOptions) error {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w, evictionSummary(s.Evictions))
+	return s.writeSkipped(w, o)
+}
+
+// narrowSkipRows is how many skipped candidates the narrow table lists.
+const narrowSkipRows = 10
+
+// writeSkipped counts the candidates the workload budget refused per
+// reason and lists them (the narrow table at most narrowSkipRows), one per
+// line with its sentence: "default/web-b (workload_budget,
+// LowNodeUtilization): workload default/web: 1 of 3 unavailable, budget 1".
+func (s *Simulation) writeSkipped(w io.Writer, o TableOptions) error {
+	if len(s.Skipped) == 0 {
+		return nil
+	}
+	byReason := map[string]int{}
+	for _, k := range s.Skipped {
+		byReason[k.Reason]++
+	}
+	fmt.Fprintf(w, "%d skipped by the workload budget (%s):\n", len(s.Skipped), countList(byReason))
+	listed := s.Skipped
+	if !o.Wide && !o.AllNodes && len(listed) > narrowSkipRows {
+		listed = listed[:narrowSkipRows]
+	}
+	for _, k := range listed {
+		line := fmt.Sprintf("%s (%s, %s): %s", k.Pod, k.Reason, k.Strategy, k.Message)
+		for i, l := range wrap(line, tableWidth-2) {
+			if i > 0 {
+				l = "    " + l
+			}
+			fmt.Fprintln(w, "  "+l)
+		}
+	}
+	if len(listed) < len(s.Skipped) {
+		fmt.Fprintf(w, "  ... and %d more (-o wide or --all-nodes lists them all)\n", len(s.Skipped)-len(listed))
+	}
 	return nil
 }
 

@@ -53,6 +53,9 @@ type Report struct {
 	Initial *snapshot.Snapshot
 	// Records lists every attempted eviction in order.
 	Records []Record
+	// Skips lists the candidates the workload budget refused, in order
+	// (no eviction call was made for them).
+	Skips []Skip
 	// Errors lists strategy and profile failures; the cycle went on.
 	Errors []error
 	// Final is the working snapshot after the cycle's evictions.
@@ -76,6 +79,10 @@ type run struct {
 	budget  *framework.Budget
 	failed  map[types.UID]bool
 	evicted map[types.UID]bool
+	// skipped holds the pods the workload budget refused, with why; the
+	// strategies' views leave them out for the rest of the cycle.
+	skipped map[types.UID]string
+	guard   *evictor.WorkloadGuard
 	working *snapshot.Snapshot
 	report  *Report
 	stopped bool
@@ -92,7 +99,8 @@ func (c *Cycle) Run(ctx context.Context, snap *snapshot.Snapshot) *Report {
 // run executes one cycle on snap and hands every record to recorded (nil:
 // nobody) as soon as it exists, so an interrupted cycle loses none.
 func (c *Cycle) run(ctx context.Context, snap *snapshot.Snapshot, recorded func(Record)) *Report {
-	r := &run{c: c, budget: framework.NewBudget(c.Limits), failed: map[types.UID]bool{}, evicted: map[types.UID]bool{}, working: snap,
+	r := &run{c: c, budget: framework.NewBudget(c.Limits), failed: map[types.UID]bool{}, evicted: map[types.UID]bool{},
+		skipped: map[types.UID]string{}, guard: evictor.NewWorkloadGuard(snap), working: snap,
 		report: &Report{Start: snap.Now, Initial: snap}, recorded: recorded}
 	for _, point := range []framework.ExtensionPoint{framework.Deschedule, framework.Balance} {
 		for i := range c.Profiles {
@@ -162,12 +170,12 @@ func (r *run) runStrategy(ctx context.Context, p *Profile, s framework.Strategy)
 		if err != nil {
 			return fmt.Errorf("building the default evictor: %w", err)
 		}
-		cands, err := s.Plan(ctx, r.working, evictor.NewView(de, r.budget, r.failed))
+		cands, err := s.Plan(ctx, r.working, evictor.NewView(de, r.budget, r.failed).WithSkipped(r.skipped))
 		if err != nil {
 			return fmt.Errorf("planning: %w", err)
 		}
 		logger.V(2).Info("Planned evictions", "candidates", len(cands), "round", round)
-		if !r.execute(ctx, p.Name, s.Name(), cands) {
+		if !r.execute(ctx, p, s.Name(), cands) {
 			return nil
 		}
 	}
@@ -176,8 +184,10 @@ func (r *run) runStrategy(ctx context.Context, p *Profile, s framework.Strategy)
 }
 
 // execute carries out candidates in order and reports whether any failed
-// (so the strategy should plan again).
-func (r *run) execute(ctx context.Context, profile, strategy string, cands []framework.Candidate) bool {
+// or was refused by the workload budget (so the strategy should plan
+// again without it).
+func (r *run) execute(ctx context.Context, p *Profile, strategy string, cands []framework.Candidate) bool {
+	profile := p.Name
 	anyFailed := false
 	var done []*v1.Pod
 	// One WithoutPods per batch: it copies the node index, so calling it
@@ -197,6 +207,10 @@ func (r *run) execute(ctx context.Context, profile, strategy string, cands []fra
 			continue
 		}
 		ev := evictor.Eviction{Pod: c.Pod, Node: c.Node, Strategy: strategy, Profile: profile, Reason: c.Reason, Usage: c.Usage}
+		if !r.allowedByWorkload(ctx, ev, p.EvictorArgs) {
+			anyFailed = true
+			continue
+		}
 		res, err := r.c.Executor.Evict(ctx, ev)
 		if errors.Is(err, fence.ErrStale) {
 			// No call was made: nothing to record, and no later write of
@@ -221,6 +235,7 @@ func (r *run) execute(ctx context.Context, profile, strategy string, cands []fra
 		if res.Removed() {
 			r.budget.Take(c.Pod, c.Node)
 			r.evicted[c.Pod.UID] = true
+			r.guard.Record(c.Pod)
 			done = append(done, c.Pod)
 		} else {
 			r.failed[c.Pod.UID] = true

@@ -1,9 +1,12 @@
 // Package descheduler runs descheduling cycles. One cycle takes a snapshot,
 // runs every profile's Deschedule strategies and then every profile's
 // Balance strategies (the upstream order); each strategy plans on the
-// working snapshot, its candidates go through the cycle's limits and the
+// working snapshot, its candidates go through the cycle's limits, the
+// profile's workload budget (evictor.WorkloadBudget, with counts shared by
+// every strategy and profile of the cycle: evictor.WorkloadGuard) and the
 // executor, and every successful eviction is removed from the working
 // snapshot so later strategies see it gone. When an eviction fails (PDB,
-// API error) the strategy is asked to plan again, with the failed pod
-// filtered out, so it can pick another pod; at most MaxReplans times.
+// API error) or the workload budget refuses it (a Skip in the Report, no
+// API call), the strategy is asked to plan again, with that pod filtered
+// out, so it can pick another pod; at most MaxReplans times.
 package descheduler

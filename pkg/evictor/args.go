@@ -80,15 +80,25 @@ type DefaultEvictorArgs struct {
 	// EvictFailedBarePods turns FailedBarePods off. Deprecated:
 	// podProtections.defaultDisabled. Default: false.
 	EvictFailedBarePods bool `json:"evictFailedBarePods,omitempty"`
+
+	// WorkloadBudget limits how many pods of one workload may be
+	// unavailable after an eviction (see WorkloadBudget). This project's
+	// field, not upstream's. Default: enabled, each workload's own
+	// maxUnavailable, singletons not evicted.
+	WorkloadBudget *WorkloadBudget `json:"workloadBudget,omitempty"`
 }
 
 var _ framework.Args = &DefaultEvictorArgs{}
 
-// Default fills unset fields: only priorityThreshold has a non-zero
-// default, value 2000000000 (system-cluster-critical), applied when neither
-// a value nor a name is given. Every other field's zero value is its
-// default (see the field docs).
+// Default fills unset fields: priorityThreshold defaults to value
+// 2000000000 (system-cluster-critical) when neither a value nor a name is
+// given, and workloadBudget.enabled to true. Every other field's zero
+// value is its default (see the field docs).
 func (a *DefaultEvictorArgs) Default() {
+	if a.WorkloadBudget == nil {
+		a.WorkloadBudget = &WorkloadBudget{}
+	}
+	a.WorkloadBudget.Default()
 	if a.PriorityThreshold == nil {
 		a.PriorityThreshold = &api.PriorityThreshold{}
 	}
@@ -102,7 +112,9 @@ func (a *DefaultEvictorArgs) Default() {
 // nodeSelector, an invalid labelSelector or namespaceLabelSelector, a
 // priorityThreshold with both value and name, a negative minPodAge, a
 // noEvictionPolicy other than "", Preferred and Mandatory, and the
-// podProtections errors upstream reports (see validateProtections). A
+// podProtections errors upstream reports (see validateProtections), and a
+// workloadBudget.maxUnavailable that is negative or not a percent in
+// 0%-100%. A
 // priority class name that does not exist is detected at run time (New),
 // not here.
 func (a *DefaultEvictorArgs) Validate(path *field.Path) field.ErrorList {
@@ -124,6 +136,7 @@ func (a *DefaultEvictorArgs) Validate(path *field.Path) field.ErrorList {
 		errs = append(errs, field.NotSupported(path.Child("noEvictionPolicy"), a.NoEvictionPolicy,
 			[]NoEvictionPolicy{PreferredNoEvictionPolicy, MandatoryNoEvictionPolicy}))
 	}
+	errs = append(errs, a.WorkloadBudget.Validate(path.Child("workloadBudget"))...)
 	return append(errs, validateProtections(a, path)...)
 }
 

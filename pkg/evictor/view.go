@@ -23,6 +23,9 @@ type View struct {
 	ev     *DefaultEvictor
 	budget *framework.Budget
 	failed map[types.UID]bool
+	// skipped are the pods the workload budget refused in this cycle,
+	// with why.
+	skipped map[types.UID]string
 }
 
 var (
@@ -36,10 +39,19 @@ func NewView(ev *DefaultEvictor, budget *framework.Budget, failed map[types.UID]
 	return &View{ev: ev, budget: budget, failed: failed}
 }
 
-// Filter reports whether pod passes the DefaultEvictor's Filter rules and
-// has not failed to be evicted earlier in this cycle.
+// WithSkipped sets the pods the workload budget refused earlier in this
+// cycle (UID to the reason's sentence), which Filter rejects; it returns v.
+func (v *View) WithSkipped(skipped map[types.UID]string) *View {
+	v.skipped = skipped
+	return v
+}
+
+// Filter reports whether pod passes the DefaultEvictor's Filter rules, has
+// not failed to be evicted and was not refused by the workload budget
+// earlier in this cycle.
 func (v *View) Filter(pod *v1.Pod) bool {
-	return !v.failed[pod.UID] && v.ev.Filter(pod)
+	_, skipped := v.skipped[pod.UID]
+	return !v.failed[pod.UID] && !skipped && v.ev.Filter(pod)
 }
 
 // PreEvictionFilter reports whether pod passes namespaceLabelSelector and
@@ -56,6 +68,9 @@ func (v *View) Budget() *framework.Budget {
 // Explain returns why Filter rejects pod (empty when it passes).
 func (v *View) Explain(pod *v1.Pod) []string {
 	out := v.ev.Explain(pod)
+	if msg, ok := v.skipped[pod.UID]; ok {
+		out = append([]string{"refused by the workload budget in this cycle: " + msg}, out...)
+	}
 	if v.failed[pod.UID] {
 		out = append([]string{"eviction already failed in this cycle"}, out...)
 	}

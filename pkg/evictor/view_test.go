@@ -17,12 +17,14 @@ func TestView(t *testing.T) {
 	failed := rsPod("failed").Obj()
 	annotated := rsPod("annotated").Annotation(EvictAnnotationKey, "").Obj()
 	ds := builders.MakePod("default", "ds").Node("n1").OwnedBy("DaemonSet", "ds").Obj()
+	skipped := rsPod("skipped").Obj()
 	snap := mustSnapshot(t, snapshot.Objects{Nodes: []*v1.Node{builders.MakeNode("n1").Obj()},
-		Pods: []*v1.Pod{ok, failed, annotated, ds}})
+		Pods: []*v1.Pod{ok, failed, annotated, ds, skipped}})
 	ev := mustNew(t, DefaultEvictorArgs{NodeFit: true}, snap)
 	one := uint(1)
 	budget := framework.NewBudget(framework.Limits{Total: &one})
-	v := NewView(ev, budget, map[types.UID]bool{failed.UID: true, annotated.UID: true})
+	v := NewView(ev, budget, map[types.UID]bool{failed.UID: true, annotated.UID: true}).
+		WithSkipped(map[types.UID]string{skipped.UID: "workload default/rs: 1 of 3 unavailable, budget 1"})
 
 	tests := []struct {
 		pod     *v1.Pod
@@ -33,6 +35,8 @@ func TestView(t *testing.T) {
 		{pod: failed, want: false, explain: []string{"eviction already failed in this cycle"}},
 		{pod: annotated, want: false, explain: []string{"eviction already failed in this cycle"}},
 		{pod: ds, want: false, explain: []string{whyDaemonSet}},
+		{pod: skipped, want: false,
+			explain: []string{"refused by the workload budget in this cycle: workload default/rs: 1 of 3 unavailable, budget 1"}},
 	}
 	for _, tt := range tests {
 		if got := v.Filter(tt.pod); got != tt.want {

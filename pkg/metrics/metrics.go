@@ -22,7 +22,11 @@
 //   - descheduler_nodes_classified{strategy,class}: nodes per class at the
 //     strategy's last run (the last profile running it wins);
 //   - descheduler_leader: 1 while this instance runs cycles (it holds the
-//     lease, or leader election is off), else 0.
+//     lease, or leader election is off), else 0;
+//   - descheduler_evictions_skipped_total{reason,strategy,profile}:
+//     candidates the workload budget refused before any eviction call
+//     (live and dry run), by reason (workload_budget|singleton|mid_rollout|
+//     pdb_exhausted).
 //
 // The usage collectors' metrics (descheduler_usage_samples_age_seconds and
 // descheduler_collector_errors_total, both by source) are defined in
@@ -38,6 +42,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/usage-descheduler/descheduler/pkg/descheduler"
+	"github.com/usage-descheduler/descheduler/pkg/evictor"
 	"github.com/usage-descheduler/descheduler/pkg/framework"
 )
 
@@ -74,9 +79,13 @@ type Metrics struct {
 	strategyDuration *prometheus.HistogramVec
 	nodesClassified  *prometheus.GaugeVec
 	leader           prometheus.Gauge
+	skipped          *prometheus.CounterVec
 }
 
-var _ descheduler.Observer = (*Metrics)(nil)
+var (
+	_ descheduler.Observer     = (*Metrics)(nil)
+	_ descheduler.SkipObserver = (*Metrics)(nil)
+)
 
 // New creates the metrics and registers them, with the build info, on reg.
 // It fails when one is already registered there.
@@ -114,6 +123,11 @@ func New(reg prometheus.Registerer, build BuildInfo) (*Metrics, error) {
 			Name: "descheduler_leader",
 			Help: "1 while this instance runs cycles (holds the lease, or leader election is off), else 0.",
 		}),
+		skipped: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "descheduler_evictions_skipped_total",
+			Help: "Eviction candidates the workload budget refused before any eviction call (live and dry run), by reason " +
+				"(workload_budget, singleton, mid_rollout, pdb_exhausted), strategy and profile.",
+		}, []string{"reason", "strategy", "profile"}),
 	}
 	buildInfo := prometheus.NewGauge(prometheus.GaugeOpts{
 		Name:        "descheduler_build_info",
@@ -126,7 +140,7 @@ func New(reg prometheus.Registerer, build BuildInfo) (*Metrics, error) {
 	m.cycles.WithLabelValues(CycleSuccess)
 	m.cycles.WithLabelValues(CycleError)
 	for _, c := range []prometheus.Collector{m.podsEvicted, m.loopDuration, m.cycleDuration, m.cycles, m.strategyDuration,
-		m.nodesClassified, m.leader, buildInfo} {
+		m.nodesClassified, m.leader, m.skipped, buildInfo} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("registering the descheduler metrics: %w", err)
 		}
@@ -160,9 +174,14 @@ func (m *Metrics) EvictionDone(_ context.Context, rec descheduler.Record) {
 	m.podsEvicted.WithLabelValues(string(rec.Result), rec.Strategy, rec.Profile, namespace, node).Inc()
 }
 
-// StrategyDone implements descheduler.Observer.
+// StrategyDone implements descheduler.Observer. It also creates the
+// strategy's descheduler_evictions_skipped_total series of every reason
+// (at 0 until a skip), so rate() and alerts work before the first skip.
 func (m *Metrics) StrategyDone(profile, strategy string, took time.Duration) {
 	m.strategyDuration.WithLabelValues(strategy, profile).Observe(took.Seconds())
+	for _, r := range evictor.SkipReasons() {
+		m.skipped.WithLabelValues(string(r), strategy, profile)
+	}
 }
 
 // Classified implements descheduler.Observer: it sets the number of nodes
@@ -198,4 +217,10 @@ func (m *Metrics) SetLeader(leading bool) {
 		v = 1
 	}
 	m.leader.Set(v)
+}
+
+// EvictionSkipped implements descheduler.SkipObserver: it counts the
+// refused candidate by its reason (a fixed enum), strategy and profile.
+func (m *Metrics) EvictionSkipped(_ context.Context, s descheduler.Skip) {
+	m.skipped.WithLabelValues(string(s.Reason), s.Strategy, s.Profile).Inc()
 }

@@ -36,6 +36,9 @@ func (g *gen) objects(rng *rand.Rand) snapshot.Objects {
 	objs.PriorityClasses = priorityClasses(rng, g.p.Now)
 	objs.Namespaces = namespaces(rng, g.p.Now)
 	objs.PersistentVolumeClaims = claims(objs.Pods)
+	wo := g.workloadObjects()
+	objs.Deployments, objs.ReplicaSets, objs.StatefulSets, objs.DaemonSets =
+		wo.deployments, wo.replicaSets, wo.statefulSets, wo.daemonSets
 	return objs
 }
 

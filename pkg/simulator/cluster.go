@@ -44,6 +44,12 @@ type cluster struct {
 	// simulated evictions so far, with their replacements' nodes.
 	cycle int
 	moves []Move
+	// startup is how long a bound replacement runs before it is Ready;
+	// starting are the bound pods not Ready yet, with when they will be.
+	startup  time.Duration
+	starting map[types.NamespacedName]time.Time
+	// work are the workload objects, their status following the pods.
+	work *workloads
 }
 
 var _ descheduler.Source = (*cluster)(nil)
@@ -73,7 +79,8 @@ func newCluster(objs snapshot.Objects, start time.Time, cfg *Config, clk clock.P
 	c := &cluster{clock: clk, nodes: make(map[string]*v1.Node, len(objs.Nodes)), pods: newPodSet(len(objs.Pods)),
 		pdbs: objs.PDBs, priorityClasses: objs.PriorityClasses, namespaces: objs.Namespaces,
 		pvcs:  objs.PersistentVolumeClaims,
-		sched: sched, usage: u, names: rand.New(rand.NewPCG(cfg.Seed, streamNames))}
+		sched: sched, usage: u, names: rand.New(rand.NewPCG(cfg.Seed, streamNames)),
+		startup: cfg.PodStartup, starting: map[types.NamespacedName]time.Time{}, work: newWorkloads(objs)}
 	for _, n := range objs.Nodes {
 		if _, dup := c.nodes[n.Name]; dup {
 			return nil, fmt.Errorf("node %q appears twice", n.Name)
@@ -103,14 +110,15 @@ func (c *cluster) Objects() (snapshot.Objects, error) {
 	for _, name := range c.order {
 		nodes = append(nodes, c.nodes[name])
 	}
-	return snapshot.Objects{Nodes: nodes, Pods: c.pods.all(), PDBs: c.pdbs, PriorityClasses: c.priorityClasses,
-		Namespaces: c.namespaces, PersistentVolumeClaims: c.pvcs, NodeMetrics: exp.Nodes, PodMetrics: exp.Pods, NodeMetricResource: points}, nil
+	objs := snapshot.Objects{Nodes: nodes, Pods: c.pods.all(), PDBs: c.pdbs, PriorityClasses: c.priorityClasses,
+		Namespaces: c.namespaces, PersistentVolumeClaims: c.pvcs, NodeMetrics: exp.Nodes, PodMetrics: exp.Pods, NodeMetricResource: points}
+	c.work.objects(&objs)
+	return objs, nil
 }
 
 // apply carries out a cycle's simulated evictions at now: evicted pods
-// leave, their replacements are created, and every pending pod (oldest
-// first) is offered to the scheduler model.
-func (c *cluster) apply(ctx context.Context, cycle int, rep *descheduler.Report, now time.Time) error {
+// leave and their replacements are created (pending). settle places them.
+func (c *cluster) apply(cycle int, rep *descheduler.Report, now time.Time) error {
 	c.cycle = cycle
 	for _, rec := range rep.Records {
 		if rec.Result == evictor.ResultSimulated {
@@ -119,9 +127,14 @@ func (c *cluster) apply(ctx context.Context, cycle int, rep *descheduler.Report,
 			}
 		}
 	}
+	return nil
+}
+
+// settle offers every pending pod (oldest first) to the scheduler model,
+// after a cycle's evictions.
+func (c *cluster) settle(ctx context.Context) {
 	c.usage.prune()
 	c.schedulePending(ctx)
-	return nil
 }
 
 // evict removes pod and queues its replacement, if a controller owns it.
@@ -131,6 +144,7 @@ func (c *cluster) evict(pod *v1.Pod, now time.Time) error {
 		return nil
 	}
 	c.pods.remove(keyOf(cur))
+	delete(c.starting, keyOf(cur))
 	if cur.Spec.NodeName != "" && !snapshot.IsTerminal(cur) {
 		c.state.Unbind(cur)
 	}
@@ -181,16 +195,58 @@ func (c *cluster) schedulePending(ctx context.Context) {
 	c.pending = kept
 }
 
-// bind puts a copy of pod on node, running and ready since now.
+// bind puts a copy of pod on node, running since now and Ready once the
+// pod startup time has passed (at once when it is 0; see promote).
 func (c *cluster) bind(pod *v1.Pod, node string, now time.Time) error {
 	b := *pod
 	b.Spec.NodeName = node
-	b.Status = runningStatus(pod, now)
+	readyAt := now.Add(c.startup)
+	b.Status = runningStatus(pod, now, readyAt, c.startup == 0)
 	if err := c.state.Bind(&b); err != nil {
 		return fmt.Errorf("binding %s to %s: %w", keyOf(pod), node, err)
 	}
 	c.pods.replace(&b)
+	if c.startup > 0 {
+		c.starting[keyOf(&b)] = readyAt
+	}
 	return nil
+}
+
+// promote makes Ready every starting pod whose startup time has passed at
+// now, from the moment it passed.
+func (c *cluster) promote(now time.Time) {
+	for k, readyAt := range c.starting {
+		if readyAt.After(now) {
+			continue
+		}
+		delete(c.starting, k)
+		if pod, ok := c.pods.get(k); ok {
+			p := *pod
+			p.Status = runningStatus(pod, pod.Status.StartTime.Time, readyAt, true)
+			c.pods.replace(&p)
+		}
+	}
+}
+
+// refreshWorkloads makes the starting pods Ready whose time has come,
+// recomputes the workload objects' status at now (rolloutsDone: see
+// workloads.refresh) and returns the workloads' levels.
+func (c *cluster) refreshWorkloads(now time.Time, rolloutsDone bool) []level {
+	c.promote(now)
+	if c.work.empty() {
+		return nil
+	}
+	counts := countPods(c.pods)
+	c.work.refresh(counts, now, rolloutsDone)
+	return c.work.levels(counts, now)
+}
+
+// levels returns the workloads' levels at now.
+func (c *cluster) levels(now time.Time) []level {
+	if c.work.empty() {
+		return nil
+	}
+	return c.work.levels(countPods(c.pods), now)
 }
 
 // pendingReport lists the pending pods for the result.

@@ -56,6 +56,13 @@ type Config struct {
 	// Target says when a node is over target (Stats.NodesOverTarget);
 	// nil Thresholds: the figure is not computed.
 	Target Target
+	// PodStartup is how long a replacement runs on its node before it is
+	// Ready (0: Ready as soon as it is bound). Until then the workload
+	// that owns it counts it as unavailable.
+	PodStartup time.Duration
+	// Budget, when set, tells each workload's budget, so that the summary
+	// says which workloads went below it (WorkloadAvailability).
+	Budget BudgetFunc
 	// RepeatCooldown is the window of Repeated.WithinCooldown; 0:
 	// DefaultRepeatCooldown.
 	RepeatCooldown time.Duration
@@ -103,6 +110,9 @@ func (c *Config) validate() error {
 	}
 	if c.Noise < 0 || c.Noise > MaxNoise {
 		errs = append(errs, fmt.Errorf("noise must be between 0 and %v (a fraction), not %v", MaxNoise, c.Noise))
+	}
+	if c.PodStartup < 0 {
+		errs = append(errs, fmt.Errorf("pod startup must not be negative, not %v", c.PodStartup))
 	}
 	if c.Usage.PollInterval <= 0 || c.Usage.Window <= 0 {
 		errs = append(errs, fmt.Errorf("usage poll interval (%v) and window (%v) must be positive",

@@ -26,13 +26,46 @@
 // cycle, oldest first, before that cycle's replacements; pods pending in
 // the snapshot are tried too. Then time advances by the interval.
 //
+// # Pod startup and workload status
+//
+// A replacement is Running once bound, but Ready only Config.PodStartup
+// (`--pod-startup`, default 30s) later: until then its Ready and
+// ContainersReady conditions are false and no container is ready, as
+// while a readiness probe has not passed. With 0 it is Ready as soon as
+// it is bound. A pod not Ready in the snapshot stays so; a snapshot pod
+// without any Ready condition (a hand-written file) counts as Ready when
+// Running.
+//
+// At the start of every cycle (and at the end) each workload object's
+// status is recomputed from the simulated pods, as its controller would
+// write it: replicas = its non-terminal pods, bound or pending; ready =
+// the Ready ones; available = those Ready for at least minReadySeconds
+// (a Deployment sums its ReplicaSets; a DaemonSet's numberReady and
+// numberAvailable, a Job's active and ready likewise). From the second
+// cycle on, updated replicas = desired and the observed generation is the
+// latest: the simulator models no rollouts, so one in progress in the
+// snapshot is taken as finished by then; the first cycle keeps the
+// snapshot's. So the evictor's workload budget sees a replacement that is
+// starting or pending as unavailable. A snapshot without workload objects
+// has nothing to recompute (and `simulate` warns once about the pods whose
+// workload object is missing).
+//
+// Summary.MinAvailability samples every workload's Ready pods at the start
+// of every cycle and right after its evictions, before any replacement is
+// placed (the moment of lowest availability), and keeps each one's
+// minimum; with Config.Budget it also says which went below desired −
+// budget.
+//
 // # Usage
 //
 // Each non-terminal bound pod carries a steady load: its usage aggregated
 // at the start (the policy's window and aggregation over the snapshot's
 // samples) when known, else its requests (the assumption the strategies
 // make for a pod without fresh usage; no samples are generated for such a
-// pod). A replacement inherits its predecessor's load. Each node with
+// pod). A replacement inherits its predecessor's load from the moment it
+// is bound, Ready or not: its containers run while they start, and
+// metrics-server reports running containers whether Ready or not; counting
+// it at once is also the cautious choice for its new node. Each node with
 // known usage keeps a non-pod baseline:
 //
 //	baseline(n) = max(0, usage(n) − Σ load(p) over its pods at the start)
@@ -56,12 +89,15 @@
 // Like the API server: an eviction of a non-terminal pod matched by two or
 // more PDBs fails (error); matched by one, it is allowed while the PDB's
 // healthy pods minus the desired healthy count is positive, where expected
-// = the pods its selector matches (bound or pending), healthy = the bound
-// ones not yet evicted in this cycle, desired = minAvailable (a percentage
+// = the pods its selector matches (bound or pending), healthy = the Ready
+// ones not yet evicted in this cycle (a starting replacement is not), desired = minAvailable (a percentage
 // of expected, rounded up) or expected − maxUnavailable (a percentage
 // rounded up); a PDB with neither means minAvailable 1. Replacements run
 // only after the cycle, so a PDB allowing one disruption allows one
-// eviction per cycle. Terminal pods are never protected.
+// eviction per cycle. Terminal pods are never protected. A PDB whose
+// status the disruption controller had computed in the snapshot gets it
+// recomputed at every cycle's start (expected, current healthy, desired
+// healthy, disruptionsAllowed), which the evictor's pre-check reads.
 //
 // # Lower bound
 //

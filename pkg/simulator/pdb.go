@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -96,11 +97,54 @@ func (e *evictionAPI) allowed(i int) int {
 			continue
 		}
 		expected++
-		if p.Spec.NodeName != "" {
+		if ready, _ := podReady(p); ready {
 			healthy++
 		}
 	}
 	return healthy - e.granted[i] - desiredHealthy(pdb.Spec, expected)
+}
+
+// refreshStatus recomputes, at the start of a cycle, the status of every
+// PodDisruptionBudget whose status the disruption controller had computed
+// in the snapshot (observedGeneration ≥ 1), as that controller would:
+// expected pods, current healthy (Ready) pods, desired healthy and
+// disruptionsAllowed = max(0, current − desired). The evictor's pre-check
+// reads it; a PDB without a computed status stays so and is left to the
+// Eviction API.
+func (e *evictionAPI) refreshStatus() {
+	replaced := false
+	for i, pdb := range e.c.pdbs {
+		if pdb.Status.ObservedGeneration < 1 {
+			continue
+		}
+		expected, healthy := 0, 0
+		for _, p := range e.namespacePods(pdb.Namespace) {
+			if snapshot.IsTerminal(p) || !e.selectors[i].Matches(labels.Set(p.Labels)) {
+				continue
+			}
+			expected++
+			if ready, _ := podReady(p); ready {
+				healthy++
+			}
+		}
+		st := pdb.Status
+		st.ExpectedPods, st.CurrentHealthy = int32(expected), int32(healthy)
+		st.DesiredHealthy = int32(desiredHealthy(pdb.Spec, expected))
+		st.DisruptionsAllowed = max(0, st.CurrentHealthy-st.DesiredHealthy)
+		st.ObservedGeneration = max(st.ObservedGeneration, pdb.Generation)
+		if st.ExpectedPods == pdb.Status.ExpectedPods && st.CurrentHealthy == pdb.Status.CurrentHealthy &&
+			st.DesiredHealthy == pdb.Status.DesiredHealthy && st.DisruptionsAllowed == pdb.Status.DisruptionsAllowed &&
+			st.ObservedGeneration == pdb.Status.ObservedGeneration {
+			continue
+		}
+		if !replaced {
+			// Earlier snapshots keep the slice they were given.
+			e.c.pdbs, replaced = slices.Clone(e.c.pdbs), true
+		}
+		cp := *pdb
+		cp.Status = st
+		e.c.pdbs[i] = &cp
+	}
 }
 
 // desiredHealthy is the disruption controller's desired healthy count.

@@ -57,18 +57,29 @@ func (c *cluster) replacementName(old *v1.Pod, ref *metav1.OwnerReference) strin
 	}
 }
 
-// runningStatus is the status of pod once it runs on its node since now:
-// Running and Ready, every container started once.
-func runningStatus(pod *v1.Pod, now time.Time) v1.PodStatus {
-	t := metav1.NewTime(now)
-	st := v1.PodStatus{Phase: v1.PodRunning, QOSClass: pod.Status.QOSClass, StartTime: &t}
-	for _, ct := range []v1.PodConditionType{v1.PodScheduled, v1.PodInitialized, v1.ContainersReady, v1.PodReady} {
-		st.Conditions = append(st.Conditions, v1.PodCondition{Type: ct, Status: v1.ConditionTrue, LastTransitionTime: t})
+// runningStatus is the status of pod once it runs on its node since
+// started: Running, every container started once, and Ready since readyAt
+// when ready; otherwise not Ready yet (Ready and ContainersReady false,
+// no container ready), as while a readiness probe has not passed.
+func runningStatus(pod *v1.Pod, started, readyAt time.Time, ready bool) v1.PodStatus {
+	s := metav1.NewTime(started)
+	st := v1.PodStatus{Phase: v1.PodRunning, QOSClass: pod.Status.QOSClass, StartTime: &s}
+	for _, ct := range []v1.PodConditionType{v1.PodScheduled, v1.PodInitialized} {
+		st.Conditions = append(st.Conditions, v1.PodCondition{Type: ct, Status: v1.ConditionTrue, LastTransitionTime: s})
 	}
-	started := true
+	readiness := v1.PodCondition{Status: v1.ConditionTrue, LastTransitionTime: metav1.NewTime(readyAt)}
+	if !ready {
+		readiness = v1.PodCondition{Status: v1.ConditionFalse, Reason: "ContainersNotReady", LastTransitionTime: s}
+	}
+	for _, ct := range []v1.PodConditionType{v1.ContainersReady, v1.PodReady} {
+		c := readiness
+		c.Type = ct
+		st.Conditions = append(st.Conditions, c)
+	}
+	started1 := true
 	for _, ctr := range pod.Spec.Containers {
 		st.ContainerStatuses = append(st.ContainerStatuses, v1.ContainerStatus{Name: ctr.Name, Image: ctr.Image,
-			Ready: true, Started: &started, State: v1.ContainerState{Running: &v1.ContainerStateRunning{StartedAt: t}}})
+			Ready: ready, Started: &started1, State: v1.ContainerState{Running: &v1.ContainerStateRunning{StartedAt: s}}})
 	}
 	return st
 }

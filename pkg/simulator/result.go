@@ -37,6 +37,9 @@ type Cycle struct {
 	// Evictions are the evictions it attempted (result simulated, or
 	// blocked_by_pdb when a PodDisruptionBudget forbade one).
 	Evictions []explain.Eviction `json:"evictions"`
+	// Skipped are the candidates the workload budget refused (no eviction
+	// call made), with the reason and its numbers.
+	Skipped []explain.Skipped `json:"skipped,omitempty"`
 	// Nodes are the considered nodes at the start of the cycle, as
 	// `simulate` reports them.
 	Nodes []explain.Node `json:"nodes"`
@@ -120,6 +123,10 @@ type Summary struct {
 	TotalEvictions int `json:"totalEvictions"`
 	// BlockedEvictions counts evictions a PodDisruptionBudget forbade.
 	BlockedEvictions int `json:"blockedEvictions"`
+	// SkippedEvictions counts, per reason (workload_budget, singleton,
+	// mid_rollout, pdb_exhausted), the candidates the workload budget
+	// refused; empty when it refused none.
+	SkippedEvictions map[string]int `json:"skippedEvictions,omitempty"`
 	// EvictionsPerWorkload counts evictions per controller owner
 	// ("Kind/namespace/name"; "Pod/namespace/name" for a bare pod).
 	EvictionsPerWorkload map[string]int `json:"evictionsPerWorkload"`
@@ -150,6 +157,14 @@ type Summary struct {
 	// EvictionsOverLowerBound is TotalEvictions ÷ LowerBound, rounded to
 	// two decimals; nil when LowerBound is 0.
 	EvictionsOverLowerBound *float64 `json:"evictionsOverLowerBound"`
+	// MinAvailability is, per workload in the snapshot, the fewest of its
+	// pods Ready at once, sampled at every cycle's start and right after
+	// its evictions; lowest percentage first. Empty when the snapshot has
+	// no workload objects.
+	MinAvailability []WorkloadAvailability `json:"minAvailability"`
+	// WorkloadsBelowBudget counts the workloads in MinAvailability that
+	// went below their budget (desired − maxUnavailable).
+	WorkloadsBelowBudget int `json:"workloadsBelowBudget"`
 }
 
 // Repeated counts repeated evictions of workloads (controller owners).

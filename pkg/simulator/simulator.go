@@ -25,6 +25,7 @@ type simulation struct {
 	res     *Result
 	evicted []evictedPod
 	bound   Bound
+	avail   *availability
 }
 
 // evictedPod is one simulated eviction, for the summary.
@@ -60,6 +61,7 @@ func Run(ctx context.Context, objs snapshot.Objects, start time.Time, cfg Config
 	}
 	s.res.Moves = append([]Move{}, s.cluster.moves...)
 	s.res.Summary = summarize(s.res, s.evicted, &cfg, s.bound)
+	s.res.Summary.MinAvailability, s.res.Summary.WorkloadsBelowBudget = s.avail.result()
 	return s.res, nil
 }
 
@@ -83,7 +85,8 @@ func newSimulation(objs snapshot.Objects, start time.Time, cfg *Config) (*simula
 		Memory:       &descheduler.Memory{State: state, Taints: newTaints(c, cfg.Profiles)},
 	}
 	res := &Result{Cycles: []Cycle{}, Evictions: []explain.Eviction{}, Warnings: warnings}
-	return &simulation{cfg: cfg, clock: clk, cluster: c, api: api, runner: runner, res: res}, nil
+	return &simulation{cfg: cfg, clock: clk, cluster: c, api: api, runner: runner, res: res,
+		avail: newAvailability()}, nil
 }
 
 // advance moves the clock to t, generating the usage samples on the way.
@@ -98,7 +101,9 @@ func (s *simulation) cycle(ctx context.Context, k int, t time.Time) error {
 		return err
 	}
 	s.advance(t)
+	s.avail.sample(s.cluster.refreshWorkloads(t, k > 1), k, t, false)
 	s.api.beginCycle()
+	s.api.refreshStatus()
 	pending := s.cluster.pendingReport()
 	// The live descheduler's log lines (cycle finished, soft taints) are
 	// details here: the result says it all. They show at -v=1, with the
@@ -112,12 +117,18 @@ func (s *simulation) cycle(ctx context.Context, k int, t time.Time) error {
 		s.res.Errors = append(s.res.Errors, fmt.Sprintf("cycle %d: %v", k, e))
 	}
 	in := s.describe(rep.Initial)
+	s.avail.budgets(rep.Initial, s.cfg.Budget)
 	if k == 1 {
+		// Once, like single-cycle simulate: pods without their workload
+		// object have no workload budget.
+		if w := explain.MissingWorkloadsWarning(rep.Initial); w != "" {
+			s.res.Warnings = append(s.res.Warnings, w)
+		}
 		if s.bound, err = firstBound(in, s.cfg.Target); err != nil {
 			return fmt.Errorf("cycle %d: %w", k, err)
 		}
 	}
-	cy := Cycle{Cycle: k, Time: t.UTC(), Evictions: explain.Evictions(k, rep), Pending: pending,
+	cy := Cycle{Cycle: k, Time: t.UTC(), Evictions: explain.Evictions(k, rep), Skipped: explain.Skips(k, rep), Pending: pending,
 		Nodes: explain.Nodes(ctx, in), Stats: stats(in, s.cfg.Target)}
 	cy.Stats.Pending = len(pending)
 	for _, r := range rep.Records {
@@ -128,9 +139,13 @@ func (s *simulation) cycle(ctx context.Context, k int, t time.Time) error {
 	}
 	s.res.Cycles = append(s.res.Cycles, cy)
 	s.res.Evictions = append(s.res.Evictions, cy.Evictions...)
-	if err := s.cluster.apply(ctx, k, rep, t); err != nil {
+	if err := s.cluster.apply(k, rep, t); err != nil {
 		return fmt.Errorf("cycle %d: %w", k, err)
 	}
+	// The moment of lowest availability: the evicted pods are gone, their
+	// replacements not placed yet.
+	s.avail.sample(s.cluster.levels(t), k, t, true)
+	s.cluster.settle(ctx)
 	return nil
 }
 
@@ -143,6 +158,7 @@ func (s *simulation) describe(snap *snapshot.Snapshot) explain.Input {
 // end records the cluster at t, one interval after the last cycle.
 func (s *simulation) end(ctx context.Context, t time.Time) error {
 	s.advance(t)
+	s.cluster.refreshWorkloads(t, true)
 	snap, err := s.runner.Snapshot()
 	if err != nil {
 		return fmt.Errorf("the end state: %w", err)

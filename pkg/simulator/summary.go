@@ -26,6 +26,14 @@ func summarize(res *Result, evicted []evictedPod, cfg *Config, b Bound) Summary 
 	for _, e := range evicted {
 		s.EvictionsPerWorkload[e.owner]++
 	}
+	for _, c := range res.Cycles {
+		for _, sk := range c.Skipped {
+			if s.SkippedEvictions == nil {
+				s.SkippedEvictions = map[string]int{}
+			}
+			s.SkippedEvictions[sk.Reason]++
+		}
+	}
 	if len(cfg.Target.Thresholds) > 0 {
 		s.Target = map[string]float64{}
 		for r, v := range cfg.Target.Thresholds {

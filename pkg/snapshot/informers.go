@@ -17,8 +17,10 @@ import (
 )
 
 // InformerSource reads the live cluster from shared informer caches: nodes,
-// pods, PodDisruptionBudgets (policy/v1), PriorityClasses, Namespaces and
-// PersistentVolumeClaims.
+// pods, PodDisruptionBudgets (policy/v1), PriorityClasses, Namespaces,
+// PersistentVolumeClaims and the workload objects (Deployments,
+// ReplicaSets, StatefulSets, DaemonSets, Jobs, ReplicationControllers,
+// trimmed to what WorkloadOf reads).
 //
 // The objects it returns are the informers' cached objects, not copies: they
 // are read-only for everyone (the snapshot and every strategy already treat
@@ -32,6 +34,7 @@ type InformerSource struct {
 	priorityClasses schedulinglisters.PriorityClassLister
 	namespaces      corelisters.NamespaceLister
 	pvcs            corelisters.PersistentVolumeClaimLister
+	workloads       workloadListers
 	synced          []namedSync
 	// err is a registration error, reported by WaitForSync.
 	err error
@@ -82,6 +85,10 @@ func NewInformerSource(factory informers.SharedInformerFactory) *InformerSource 
 		}
 		s.synced = append(s.synced, namedSync{resource: inf.resource, hasSynced: inf.informer.HasSynced})
 	}
+	var syncs []namedSync
+	var err error
+	s.workloads, syncs, err = newWorkloadListers(factory)
+	s.synced, s.err = append(s.synced, syncs...), errors.Join(s.err, err)
 	return s
 }
 
@@ -148,6 +155,9 @@ func (s *InformerSource) Objects() (Objects, error) {
 	}
 	if objs.PersistentVolumeClaims, err = s.pvcs.List(all); err != nil {
 		return Objects{}, fmt.Errorf("listing persistentvolumeclaims: %w", err)
+	}
+	if err := s.workloads.list(&objs); err != nil {
+		return Objects{}, err
 	}
 	sortByKey(objs.Nodes)
 	sortByKey(objs.Pods)

@@ -33,13 +33,20 @@ const runTimeout = 30 * time.Second
 // as a list item under profiles).
 func (tc *tcase) policy(profiles string) string { return tc.policyWith("", profiles) }
 
-// policyWith is policy with extra top-level fields (YAML lines).
+// policyWith is policy with extra top-level fields (YAML lines). Profiles
+// that do not set the DefaultEvictor's workloadBudget run with it off (see
+// legacyWorkloadBudget).
 func (tc *tcase) policyWith(top, profiles string) string {
-	return fmt.Sprintf(`apiVersion: descheduler/v1alpha2
+	tc.t.Helper()
+	p, err := legacyWorkloadBudget(fmt.Sprintf(`apiVersion: descheduler/v1alpha2
 kind: DeschedulerPolicy
 nodeSelector: %s=%s
 %sprofiles:
-%s`, caseLabel, tc.name, top, profiles)
+%s`, caseLabel, tc.name, top, profiles))
+	if err != nil {
+		tc.t.Fatalf("policy: %v", err)
+	}
+	return p
 }
 
 // deschedule writes the policy, runs one cycle of the real binary with the

@@ -1,0 +1,176 @@
+package evictor
+
+import (
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/usage-descheduler/descheduler/pkg/snapshot"
+)
+
+// WorkloadGuard is one cycle's workload budget state: the workloads and
+// PodDisruptionBudgets of the snapshot the cycle started from, and the
+// evictions of the cycle so far per workload and per PDB, over every
+// strategy and profile. The cycle asks Check before each eviction and
+// calls Record after each one that removed a pod (dry run included). It
+// is not safe for concurrent use.
+type WorkloadGuard struct {
+	snap     *snapshot.Snapshot
+	pdbs     []guardedPDB
+	byNS     map[string][]int // PDB indexes per namespace
+	evicted  map[snapshot.WorkloadRef]int32
+	pdbTaken []int32
+}
+
+// guardedPDB is one PodDisruptionBudget with its parsed selector.
+type guardedPDB struct {
+	pdb *policyv1.PodDisruptionBudget
+	sel labels.Selector
+}
+
+// NewWorkloadGuard returns the guard for a cycle starting from snap. A PDB
+// whose selector does not parse selects nothing here (the Eviction API
+// has the last word).
+func NewWorkloadGuard(snap *snapshot.Snapshot) *WorkloadGuard {
+	g := &WorkloadGuard{snap: snap, byNS: map[string][]int{}, evicted: map[snapshot.WorkloadRef]int32{}}
+	for _, pdb := range snap.PDBs() {
+		sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
+		if err != nil {
+			continue
+		}
+		g.byNS[pdb.Namespace] = append(g.byNS[pdb.Namespace], len(g.pdbs))
+		g.pdbs = append(g.pdbs, guardedPDB{pdb: pdb, sel: sel})
+	}
+	g.pdbTaken = make([]int32, len(g.pdbs))
+	return g
+}
+
+// Check decides whether pod may be evicted now under b (nil: the
+// defaults), by the rule documented on WorkloadBudget.
+func (g *WorkloadGuard) Check(pod *v1.Pod, b *WorkloadBudget) Verdict {
+	if !b.On() {
+		return Verdict{Allowed: true}
+	}
+	w, ok := g.snap.WorkloadOf(pod)
+	if !ok {
+		return Verdict{Allowed: true}
+	}
+	covering := g.covering(pod)
+	unready := notReady(pod)
+	v := judgeWorkload(w, workloadState{evicted: g.evicted[w.Ref], covered: len(covering) > 0, failing: failing(pod)}, b)
+	if !v.Allowed || len(covering) == 0 {
+		return v
+	}
+	for _, i := range covering {
+		if v := g.checkPDB(i, unready); !v.Allowed {
+			return v
+		}
+	}
+	return Verdict{Allowed: true}
+}
+
+// failingReasons are waiting reasons of a container that will not become
+// Ready by itself.
+var failingReasons = map[string]bool{"CrashLoopBackOff": true, "ImagePullBackOff": true, "ErrImagePull": true,
+	"CreateContainerConfigError": true, "CreateContainerError": true, "InvalidImageName": true}
+
+// failing reports whether the pod is unavailable and not on its way to
+// availability: it has terminated (Failed or Succeeded), or it is not
+// Ready and a container has restarted or waits for a reason that does not
+// resolve itself (CrashLoopBackOff, ImagePullBackOff, ...). A pod that is
+// starting (not Ready yet, no restart) is not failing.
+func failing(pod *v1.Pod) bool {
+	if pod.Status.Phase == v1.PodFailed || pod.Status.Phase == v1.PodSucceeded {
+		return true
+	}
+	if !notReady(pod) {
+		return false
+	}
+	for _, st := range pod.Status.ContainerStatuses {
+		if st.RestartCount > 0 || (st.State.Waiting != nil && failingReasons[st.State.Waiting.Reason]) {
+			return true
+		}
+	}
+	return false
+}
+
+// notReady reports whether the pod is known not to be Ready: it is not
+// Running, its Ready condition is False, or (without a Ready condition, as
+// in hand-written snapshot files) a container is waiting, e.g. in
+// CrashLoopBackOff. A Running pod without a Ready condition and without a
+// waiting container counts as Ready.
+func notReady(pod *v1.Pod) bool {
+	if pod.Status.Phase != v1.PodRunning {
+		return true
+	}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == v1.PodReady {
+			return c.Status == v1.ConditionFalse
+		}
+	}
+	for _, st := range pod.Status.ContainerStatuses {
+		if st.State.Waiting != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// checkPDB pre-checks PDB i: allowed iff its status was computed and
+// status.disruptionsAllowed − this cycle's evictions under it ≥ 1, or its
+// status was never computed (the Eviction API decides). A pod that is not
+// Ready passes as the Eviction API lets it: with
+// unhealthyPodEvictionPolicy AlwaysAllow, or when currentHealthy ≥
+// desiredHealthy (IfHealthyBudget, the default).
+func (g *WorkloadGuard) checkPDB(i int, unready bool) Verdict {
+	pdb := g.pdbs[i].pdb
+	if pdb.Status.ObservedGeneration < 1 || pdb.Status.ObservedGeneration < pdb.Generation {
+		return Verdict{Allowed: true}
+	}
+	if unready && (pdb.Spec.UnhealthyPodEvictionPolicy != nil &&
+		*pdb.Spec.UnhealthyPodEvictionPolicy == policyv1.AlwaysAllow ||
+		pdb.Status.CurrentHealthy >= pdb.Status.DesiredHealthy) {
+		return Verdict{Allowed: true}
+	}
+	left := pdb.Status.DisruptionsAllowed - g.pdbTaken[i]
+	msg := fmt.Sprintf("PodDisruptionBudget %s/%s: %d disruptions allowed, %d used in this cycle",
+		pdb.Namespace, pdb.Name, pdb.Status.DisruptionsAllowed, g.pdbTaken[i])
+	if left < 1 {
+		return Verdict{Reason: SkipPDBExhausted, Message: msg}
+	}
+	return Verdict{Allowed: true, Message: msg}
+}
+
+// Record counts an eviction of pod (one that removed it, or would have in
+// a dry run) against its workload and every PDB selecting it. A pod that
+// was not Ready is not counted: it was unavailable already (and the
+// Eviction API does not count it against a PDB either).
+func (g *WorkloadGuard) Record(pod *v1.Pod) {
+	if notReady(pod) {
+		return
+	}
+	if w, ok := g.snap.WorkloadOf(pod); ok {
+		g.evicted[w.Ref]++
+	}
+	for _, i := range g.covering(pod) {
+		g.pdbTaken[i]++
+	}
+}
+
+// covering returns the indexes of the PDBs selecting pod.
+func (g *WorkloadGuard) covering(pod *v1.Pod) []int {
+	var out []int
+	for _, i := range g.byNS[pod.Namespace] {
+		if g.pdbs[i].sel.Matches(labels.Set(pod.Labels)) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// WorkloadBudget returns the evictor's workloadBudget args (nil: the
+// defaults).
+func (e *DefaultEvictor) WorkloadBudget() *WorkloadBudget { return e.args.WorkloadBudget }

@@ -37,10 +37,13 @@ import (
 //  5. desired replicas ≤ 1 and no PDB: skipped (singleton) unless
 //     evictSingletons, which allows it;
 //  6. otherwise: allowed iff
-//     (desired − ready, not below 0) + (Ready pods of this workload
+//     (desired − serving, not below 0) + (Ready pods of this workload
 //     evicted earlier in this cycle, by any strategy and profile; a pod
 //     that was not Ready is already in desired − ready) + 1
-//     ≤ budget, else skipped (workload_budget).
+//     ≤ budget, else skipped (workload_budget). Serving is the ready
+//     replicas, or with minReadySeconds the lower of ready and available
+//     (snapshot.Workload.Serving): a replacement Ready for less than
+//     minReadySeconds is not available yet and counts as unavailable;
 //     The budget is maxUnavailable when set (an int, or
 //     a percent of desired rounded down); else the workload's own
 //     maxUnavailable resolved as its controller does
@@ -219,7 +222,7 @@ func judgeWorkload(w *snapshot.Workload, st workloadState, b *WorkloadBudget) Ve
 			"%s: single replica and no PodDisruptionBudget (evictSingletons is off)", name)}
 	}
 	budget := budgetOf(w, override)
-	now := max(0, w.Desired-w.Ready) + evicted
+	now := max(0, w.Desired-w.Serving()) + evicted
 	msg := fmt.Sprintf("%s: %d of %d unavailable, budget %d", name, now, w.Desired, budget)
 	if now+1 > budget {
 		return Verdict{Reason: SkipWorkloadBudget, Message: msg}

@@ -278,3 +278,31 @@ func TestBelowBudgetOnlyWhenTheRunMadeItWorse(t *testing.T) {
 		})
 	}
 }
+
+// A Deployment with minReadySeconds 60, cycles every 20s, replacements Ready
+// at once: a replacement is Ready at once but available only 60s later, so
+// the evictor must count it as unavailable until then (Workload.Serving):
+//
+//	cycle 1 (t0):     3 serving: one goes (1 of 3 unavailable after);
+//	cycle 2 (t0+20s): ready 3, available 2: serving 2, 3−2+0+1 = 2 > 1: none;
+//	cycle 3 (t0+40s): the same: none.
+//
+// Reading readyReplicas alone, one pod went every cycle and availability
+// fell to 0 of 3.
+func TestMinReadySecondsHoldsTheBudget(t *testing.T) {
+	objs := crowdedCluster()
+	objs.Deployments[0].Spec.MinReadySeconds = 60
+	objs.ReplicaSets[0].Spec.MinReadySeconds = 60
+	cfg := crowdedConfig(t, "", 3, 20*time.Second, 0)
+	cfg.Budget = BudgetRule{}.Func()
+	res, err := Run(quiet(), objs, t0, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := evictionsPerCycle(res); fmt.Sprint(got) != "[1 0 0]" {
+		t.Fatalf("evictions per cycle %v, want [1 0 0]", got)
+	}
+	if a := webAvailability(t, res); a.MinAvailable < 2 || a.BelowBudget {
+		t.Errorf("availability %+v: want at least 2 of 3 available and not below budget", a)
+	}
+}

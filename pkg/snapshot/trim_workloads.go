@@ -21,24 +21,25 @@ func trimWorkload(obj any) (any, error) {
 	switch o := obj.(type) {
 	case *appsv1.Deployment:
 		return &appsv1.Deployment{ObjectMeta: trimMeta(o.ObjectMeta),
-			Spec: appsv1.DeploymentSpec{Replicas: o.Spec.Replicas, Strategy: o.Spec.Strategy},
+			Spec: appsv1.DeploymentSpec{Replicas: o.Spec.Replicas, Strategy: o.Spec.Strategy, MinReadySeconds: o.Spec.MinReadySeconds},
 			Status: appsv1.DeploymentStatus{ObservedGeneration: o.Status.ObservedGeneration, Replicas: o.Status.Replicas,
 				ReadyReplicas: o.Status.ReadyReplicas, AvailableReplicas: o.Status.AvailableReplicas,
 				UpdatedReplicas: o.Status.UpdatedReplicas}}, nil
 	case *appsv1.ReplicaSet:
 		return &appsv1.ReplicaSet{ObjectMeta: trimMeta(o.ObjectMeta),
-			Spec: appsv1.ReplicaSetSpec{Replicas: o.Spec.Replicas},
+			Spec: appsv1.ReplicaSetSpec{Replicas: o.Spec.Replicas, MinReadySeconds: o.Spec.MinReadySeconds},
 			Status: appsv1.ReplicaSetStatus{ObservedGeneration: o.Status.ObservedGeneration, Replicas: o.Status.Replicas,
 				ReadyReplicas: o.Status.ReadyReplicas, AvailableReplicas: o.Status.AvailableReplicas}}, nil
 	case *appsv1.StatefulSet:
 		return &appsv1.StatefulSet{ObjectMeta: trimMeta(o.ObjectMeta),
-			Spec: appsv1.StatefulSetSpec{Replicas: o.Spec.Replicas, UpdateStrategy: o.Spec.UpdateStrategy},
+			Spec: appsv1.StatefulSetSpec{Replicas: o.Spec.Replicas, UpdateStrategy: o.Spec.UpdateStrategy,
+				MinReadySeconds: o.Spec.MinReadySeconds},
 			Status: appsv1.StatefulSetStatus{ObservedGeneration: o.Status.ObservedGeneration, Replicas: o.Status.Replicas,
 				ReadyReplicas: o.Status.ReadyReplicas, AvailableReplicas: o.Status.AvailableReplicas,
 				UpdatedReplicas: o.Status.UpdatedReplicas, CurrentReplicas: o.Status.CurrentReplicas}}, nil
 	case *appsv1.DaemonSet:
 		return &appsv1.DaemonSet{ObjectMeta: trimMeta(o.ObjectMeta),
-			Spec: appsv1.DaemonSetSpec{UpdateStrategy: o.Spec.UpdateStrategy},
+			Spec: appsv1.DaemonSetSpec{UpdateStrategy: o.Spec.UpdateStrategy, MinReadySeconds: o.Spec.MinReadySeconds},
 			Status: appsv1.DaemonSetStatus{ObservedGeneration: o.Status.ObservedGeneration,
 				DesiredNumberScheduled: o.Status.DesiredNumberScheduled, CurrentNumberScheduled: o.Status.CurrentNumberScheduled,
 				NumberReady: o.Status.NumberReady, NumberAvailable: o.Status.NumberAvailable,
@@ -49,7 +50,7 @@ func trimWorkload(obj any) (any, error) {
 			Status: batchv1.JobStatus{Ready: o.Status.Ready, Active: o.Status.Active}}, nil
 	case *v1.ReplicationController:
 		return &v1.ReplicationController{ObjectMeta: trimMeta(o.ObjectMeta),
-			Spec: v1.ReplicationControllerSpec{Replicas: o.Spec.Replicas},
+			Spec: v1.ReplicationControllerSpec{Replicas: o.Spec.Replicas, MinReadySeconds: o.Spec.MinReadySeconds},
 			Status: v1.ReplicationControllerStatus{ObservedGeneration: o.Status.ObservedGeneration, Replicas: o.Status.Replicas,
 				ReadyReplicas: o.Status.ReadyReplicas, AvailableReplicas: o.Status.AvailableReplicas}}, nil
 	}

@@ -64,6 +64,22 @@ type Workload struct {
 	// MaxUnavailable is the rolling update's maxUnavailable as written,
 	// nil when unset or when the kind has none.
 	MaxUnavailable *intstr.IntOrString
+	// MinReadySeconds is spec.minReadySeconds: how long a Ready pod must
+	// stay Ready before its controller counts it available (0 for a Job).
+	MinReadySeconds int32
+}
+
+// Serving is how many of the workload's replicas serve: Ready, and when
+// minReadySeconds is set also available (the lower of the two), since a
+// replacement is Ready minReadySeconds before its controller counts it
+// available. Without minReadySeconds the controller's available equals
+// ready, and availableReplicas is not read (hand-written snapshot files
+// often leave it out).
+func (w *Workload) Serving() int32 {
+	if w.MinReadySeconds > 0 {
+		return min(w.Ready, w.Available)
+	}
+	return w.Ready
 }
 
 // RolloutInProgress reports whether a Deployment's or StatefulSet's
@@ -198,7 +214,8 @@ func deploymentWorkload(d *appsv1.Deployment) *Workload {
 		Desired: replicasOr1(d.Spec.Replicas), Ready: d.Status.ReadyReplicas,
 		Available: d.Status.AvailableReplicas, Updated: d.Status.UpdatedReplicas,
 		Generation: d.Generation, ObservedGeneration: d.Status.ObservedGeneration,
-		RollingUpdate: d.Spec.Strategy.Type != appsv1.RecreateDeploymentStrategyType,
+		RollingUpdate:   d.Spec.Strategy.Type != appsv1.RecreateDeploymentStrategyType,
+		MinReadySeconds: d.Spec.MinReadySeconds,
 	}
 	if w.RollingUpdate && d.Spec.Strategy.RollingUpdate != nil {
 		w.MaxUnavailable = d.Spec.Strategy.RollingUpdate.MaxUnavailable
@@ -212,7 +229,8 @@ func statefulSetWorkload(s *appsv1.StatefulSet) *Workload {
 		Desired: replicasOr1(s.Spec.Replicas), Ready: s.Status.ReadyReplicas,
 		Available: s.Status.AvailableReplicas, Updated: s.Status.UpdatedReplicas,
 		Generation: s.Generation, ObservedGeneration: s.Status.ObservedGeneration,
-		RollingUpdate: s.Spec.UpdateStrategy.Type != appsv1.OnDeleteStatefulSetStrategyType,
+		RollingUpdate:   s.Spec.UpdateStrategy.Type != appsv1.OnDeleteStatefulSetStrategyType,
+		MinReadySeconds: s.Spec.MinReadySeconds,
 	}
 	if w.RollingUpdate && s.Spec.UpdateStrategy.RollingUpdate != nil {
 		w.MaxUnavailable = s.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable
@@ -226,7 +244,8 @@ func daemonSetWorkload(d *appsv1.DaemonSet) *Workload {
 		Desired: d.Status.DesiredNumberScheduled, Ready: d.Status.NumberReady,
 		Available: d.Status.NumberAvailable, Updated: d.Status.UpdatedNumberScheduled,
 		Generation: d.Generation, ObservedGeneration: d.Status.ObservedGeneration,
-		RollingUpdate: d.Spec.UpdateStrategy.Type != appsv1.OnDeleteDaemonSetStrategyType,
+		RollingUpdate:   d.Spec.UpdateStrategy.Type != appsv1.OnDeleteDaemonSetStrategyType,
+		MinReadySeconds: d.Spec.MinReadySeconds,
 	}
 	if w.RollingUpdate && d.Spec.UpdateStrategy.RollingUpdate != nil {
 		w.MaxUnavailable = d.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable
@@ -252,6 +271,7 @@ func replicationControllerWorkload(rc *v1.ReplicationController) *Workload {
 		Ref: WorkloadRef{Kind: KindReplicationController, Namespace: rc.Namespace, Name: rc.Name}, UID: rc.UID,
 		Desired: desired, Ready: rc.Status.ReadyReplicas, Available: rc.Status.AvailableReplicas,
 		Updated: desired, Generation: rc.Generation, ObservedGeneration: rc.Status.ObservedGeneration,
+		MinReadySeconds: rc.Spec.MinReadySeconds,
 	}
 }
 
@@ -261,5 +281,6 @@ func replicaSetWorkload(rs *appsv1.ReplicaSet) *Workload {
 		Ref: WorkloadRef{Kind: KindReplicaSet, Namespace: rs.Namespace, Name: rs.Name}, UID: rs.UID,
 		Desired: desired, Ready: rs.Status.ReadyReplicas, Available: rs.Status.AvailableReplicas,
 		Updated: desired, Generation: rs.Generation, ObservedGeneration: rs.Status.ObservedGeneration,
+		MinReadySeconds: rs.Spec.MinReadySeconds,
 	}
 }

@@ -34,6 +34,19 @@ func (b *DeploymentBuilder) Ready(n int32) *DeploymentBuilder {
 	return b
 }
 
+// Available sets status.availableReplicas alone (with minReadySeconds, a
+// replica is Ready before it is available).
+func (b *DeploymentBuilder) Available(n int32) *DeploymentBuilder {
+	b.d.Status.AvailableReplicas = n
+	return b
+}
+
+// MinReadySeconds sets spec.minReadySeconds.
+func (b *DeploymentBuilder) MinReadySeconds(s int32) *DeploymentBuilder {
+	b.d.Spec.MinReadySeconds = s
+	return b
+}
+
 // Updated sets status.updatedReplicas (fewer than desired: mid-rollout).
 func (b *DeploymentBuilder) Updated(n int32) *DeploymentBuilder {
 	b.d.Status.UpdatedReplicas = n

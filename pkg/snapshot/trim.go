@@ -22,16 +22,16 @@ const (
 // TrimPod returns a new pod holding only what the snapshot, the
 // strategies, the evictor, the simulator, the table and explain output
 // read from a pod, so that the informer cache of a large cluster stays
-// small; pod is not modified. The plan-identity test (trim_plan_test.go)
-// builds the plans of every strategy from full and from trimmed pods and
-// requires them equal, so a field dropped here that something reads fails
-// it. Kept:
+// small; pod is not modified. The plan-identity tests (pkg/app and
+// pkg/descheduler trim_plan_test.go) build the plans of every strategy
+// from full and from trimmed objects and require them equal, so a field
+// dropped here that something reads fails them. Kept:
 //
 //   - metadata: name, namespace, uid (the eviction's precondition),
 //     resourceVersion, generateName, labels (any selector), ownerReferences,
 //     creation and deletion timestamps, deletion grace period, and only the
-//     annotations evict, prefer-no-eviction,
-//     config.mirror and config.source;
+//     annotations evict, prefer-no-eviction, config.mirror and
+//     config.source;
 //   - spec: nodeName, containers and init containers with only name, image
 //     (RemoveDuplicates), resources and restartPolicy (sidecars count in the
 //     requests), the volumes the evictor inspects (hostPath, emptyDir,

@@ -8,6 +8,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/usage-descheduler/descheduler/pkg/framework"
+	"github.com/usage-descheduler/descheduler/pkg/resources"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 	nu "github.com/usage-descheduler/descheduler/strategies/nodeutilization"
 )
@@ -90,7 +91,7 @@ func (l *LowNodeUtilization) Plan(ctx context.Context, snap *snapshot.Snapshot, 
 	return nu.Evict(ctx, nu.Eviction{
 		Sources:      cls.Over,
 		Destinations: cls.Under,
-		Ledger:       l.ledger(logger, views, cls, bands, hot),
+		Ledger:       l.ledger(logger, views, cls, bands, hot, inFlight(snap)),
 		Namespaces:   l.args.EvictableNamespaces,
 		NodeLimit:    l.nodeLimit(),
 		EvictedFrom:  nu.RemovedBy(snap, l.profile, PluginName),
@@ -124,7 +125,8 @@ func (l *LowNodeUtilization) classify(snap *snapshot.Snapshot, views nu.Views) (
 // ledger returns the request view's HeadroomLedger (mode Requests) or a
 // ViewLedger over both views, with headroom up to the targets on the
 // underutilized nodes.
-func (l *LowNodeUtilization) ledger(logger klog.Logger, views nu.Views, cls nu.Classification, b nu.Bands, hot *nu.Hot) nu.Ledger {
+func (l *LowNodeUtilization) ledger(logger klog.Logger, views nu.Views, cls nu.Classification, b nu.Bands, hot *nu.Hot,
+	inFlight []*snapshot.PodInfo) nu.Ledger {
 	req := &nu.HeadroomLedger{
 		View:     nu.ViewRequests,
 		Headroom: nu.Headroom(cls.Under, b.Req.High, l.names),
@@ -143,7 +145,56 @@ func (l *LowNodeUtilization) ledger(logger klog.Logger, views nu.Views, cls nu.C
 		"memoryBytes", use.Headroom.Memory, "reservedMilliCPU", hot.Reserved.MilliCPU, "reservedMemoryBytes", hot.Reserved.Memory)
 	return nu.NewViewLedger(nu.ViewLedgerConfig{Mode: views.Mode, Req: req, Use: use, Usage: views.Usage,
 		Measures: views.Measures, Destinations: cls.Under, Sources: cls.Over, Removed: views.Removed, Quote: b.Use.High,
-		Hot: hot, UsageSource: hot.UsageSource, MinRelief: *l.args.MinPodRelief})
+		Hot: hot, UsageSource: hot.UsageSource, MinRelief: *l.args.MinPodRelief, Fit: l.fit(views, cls, b),
+		InFlight: inFlight})
+}
+
+// inFlight returns the pods evicted earlier in the cycle (by any
+// strategy) from every node of the working snapshot snap, by node name,
+// oldest first on each node.
+func inFlight(snap *snapshot.Snapshot) []*snapshot.PodInfo {
+	var out []*snapshot.PodInfo
+	for _, ni := range snap.Nodes() {
+		out = append(out, snap.Removed(ni.Name())...)
+	}
+	return out
+}
+
+// fit returns the destination-side usage fit (classification Usage): the
+// destinations' limit is the usage target; with the soft taint of scope
+// NotUnderutilized only the destinations the steering leaves open count
+// (steer).
+func (l *LowNodeUtilization) fit(views nu.Views, cls nu.Classification, b nu.Bands) *nu.UsageFit {
+	if views.Mode != nu.ClassifyUsage {
+		return nil
+	}
+	f := &nu.UsageFit{Limit: b.Use.High}
+	if l.steering() {
+		f.Open, f.MaxUse, _ = steer(views, cls, b)
+	}
+	return f
+}
+
+// steering reports whether the soft taint steers replacements: enabled
+// with scope NotUnderutilized, in classification Usage.
+func (l *LowNodeUtilization) steering() bool {
+	st := l.args.SoftTaint
+	return st != nil && st.Enabled && st.Scope == nu.SoftTaintNotUnderutilized &&
+		l.args.Classification == nu.ClassifyUsage
+}
+
+// steer returns the destinations left open by the steering: the
+// SteerPerSource × (number of sources) with the most usage room under the
+// target (nu.Steer).
+func steer(views nu.Views, cls nu.Classification, b nu.Bands) (map[string]bool, resources.List, []string) {
+	open, maxUse := nu.Steer(cls.Under, b.Use.High, views.Measured(), nu.SteerPerSource*len(cls.Over))
+	var closed []string
+	for _, d := range cls.Under {
+		if !open[d.Name()] {
+			closed = append(closed, d.Name())
+		}
+	}
+	return open, maxUse, closed
 }
 
 func (l *LowNodeUtilization) nodeLimit() *int {

@@ -15,12 +15,12 @@ import (
 
 // minReliefSnapshot: n1 (4000m) uses 3800m = 95%; its pod "tiny" (no
 // priority, so first in order) uses 30m = 0.75% of the node, "big"
-// (priority 100) 1500m = 37.5%. n2..n4 use 1000m = 25%.
+// (priority 100) 500m = 12.5%. n2..n4 use 1000m = 25%.
 func minReliefSnapshot(t *testing.T) *snapshot.Snapshot {
 	t.Helper()
 	m := nodeutiltest.Metrics{Nodes: map[string]snapshot.Series{}, Pods: map[types.NamespacedName]snapshot.Series{
 		nodeutiltest.PodKey("ns", "tiny"): nodeutiltest.Flat(now, 30, gi/16),
-		nodeutiltest.PodKey("ns", "big"):  nodeutiltest.Flat(now, 1500, gi/8),
+		nodeutiltest.PodKey("ns", "big"):  nodeutiltest.Flat(now, 500, gi/8),
 	}}
 	pods := []*v1.Pod{pod("ns", "tiny", "n1", "100m").Obj(), pod("ns", "big", "n1", "500m").Priority(100, "").Obj()}
 	for _, n := range []string{"n1", "n2", "n3", "n4"} {
@@ -33,9 +33,11 @@ func minReliefSnapshot(t *testing.T) *snapshot.Snapshot {
 	return nodeutiltest.UsageSnapshot(t, nodes("n1", "n2", "n3", "n4"), pods, m, nil)
 }
 
-// n1 must shed 3800 − 3000 (target 80 − releaseMargin 5 = 75%) = 800m.
-// With the default minPodRelief 1%, tiny (0.75%) relieves too little and
-// only big goes; with 0, tiny goes first (priority order) and then big.
+// n1 must shed 3800 − 3000 (target 80 − releaseMargin 5 = 75%) = 800m,
+// more than tiny and big together (530m), so no priority band suffices
+// and the plain band order stands (see SortPods). With the default
+// minPodRelief 1%, tiny (0.75%) relieves too little and only big goes;
+// with 0, tiny goes first (lower priority) and then big.
 func TestMinPodRelief(t *testing.T) {
 	for _, tc := range []struct {
 		name string

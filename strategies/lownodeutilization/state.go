@@ -44,7 +44,7 @@ func (l *LowNodeUtilization) WantTainted(_ context.Context, snap *snapshot.Snaps
 	if views.Mode == nu.ClassifyRequests || views.Unavailable() != "" {
 		return nil
 	}
-	cls, _, hot := l.classify(snap, views)
+	cls, bands, hot := l.classify(snap, views)
 	want := hot.Sources()
 	if len(want) == 0 || l.args.SoftTaint.Scope != nu.SoftTaintNotUnderutilized {
 		return want
@@ -54,6 +54,12 @@ func (l *LowNodeUtilization) WantTainted(_ context.Context, snap *snapshot.Snaps
 	}
 	for _, u := range views.Unknown {
 		want[u.Name] = true
+	}
+	if l.steering() {
+		_, _, closed := steer(views, cls, bands)
+		for _, n := range closed {
+			want[n] = true
+		}
 	}
 	return want
 }

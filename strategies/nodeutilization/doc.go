@@ -90,13 +90,58 @@
 // so ("pod uses 500m (its requests: no fresh usage)"). A source is relieved
 // when it is no longer over in the view(s) that made it a source.
 //
-// Pod order on a source that is over by usage: the seed order (priority
-// ascending, none first, then QoS), then within equals the pod using most
-// of the usage resource furthest above target first (fewer evictions), then
-// namespace and name. A pod relieves a usage resource only when it uses at
-// least MinRelief (LowNodeUtilization's minPodRelief, default 1) percent of
-// the source's allocatable of it: usage% = used × 100 ÷ allocatable >=
-// MinRelief and used > 0 (see DefaultMinPodRelief for why).
+// Pod order on a source that is over by a measured usage resource r (the
+// usage order, ViewLedger.SortPods; requests mode and MetricResource keep
+// the seed order, as upstream): pods are grouped in priority bands
+// (priority ascending, none first; within a priority, pods with the
+// prefer-no-eviction annotation after the others; QoS does not order
+// them). Let excess = used(r) − goal(r) × allocatable(r) (goal: target, or
+// target − releaseMargin for a recorded source). The bands are merged from
+// the lowest up to the first band b* at which the pods of bands <= b* that
+// count (relief >= MinRelief and, with the usage fit, fitting some
+// destination) reach the excess together; within the merged bands the pod
+// using most of r goes first, so the node gets under target with the
+// fewest evictions without touching a band above b*. When no band
+// suffices, bands keep their order (lowest priority first) and within a
+// band the largest relief first. Ties by namespace and name. Example:
+// excess 800m, no-priority pods of 300m and 300m, a priority-100 pod of
+// 900m: the no-priority band (600m) cannot relieve the node, so the 900m
+// pod goes alone (the seed order would evict all three). A pod relieves a
+// usage resource only when it uses at least MinRelief (LowNodeUtilization's
+// minPodRelief, default 1) percent of the source's allocatable of it:
+// usage% = used × 100 ÷ allocatable >= MinRelief and used > 0 (see
+// DefaultMinPodRelief for why).
+//
+// # Usage fit and steering (LowNodeUtilization, classification Usage)
+//
+// The kube-scheduler places replacements by requests, so a busy pod moved
+// onto a destination without usage room makes a new hotspot, and the
+// workload is evicted again. Two rules keep replacements where they fit:
+//
+//   - Usage fit (UsageFit): a pod moves only when some destination has
+//     request room for it and usage room room(d, r) = target(r)% ×
+//     allocatable(d, r) − used(d, r) >= the pod's usage of r for every
+//     measured r; its requests and usage are then reserved on the
+//     destination with the most room percentage for the rest of the plan
+//     (aggregate headroom alone let many pods count the same room). Pods
+//     evicted earlier in the cycle (a plan after a refused eviction, or a
+//     later strategy: snapshot.Removed) are reserved first on their
+//     expected destinations (reserveInFlight).
+//   - Steering (with softTaint scope NotUnderutilized): while some node is
+//     hot, only the SteerPerSource (2) × (number of sources) destinations
+//     with the most absolute usage room stay untainted (Steer; their
+//     equals too), the other destinations get the soft taint as well, and
+//     a pod moves only when its usage is at most maxUse, the least room
+//     among the open destinations, since the scheduler may put it on any
+//     of them. Example (cpu, target 70%, one source, so 2 open): rooms
+//     6000m, 4000m and 1000m: the first two stay open, pods up to 4000m
+//     may move, the third node is tainted.
+//
+// In-flight usage across cycles: a pod evicted within nodeCooldown still
+// counts as moved (SubtractRecent below): the share of its usage that the
+// source's window still shows leaves the source, and the same share is
+// reserved from the destinations' aggregate usage headroom, until the
+// windows show the move.
 //
 // Compact (HighNodeUtilization, compactWhenAllUnderutilized): when every
 // node is underutilized, nodes are ordered emptiest first (cordoned ones

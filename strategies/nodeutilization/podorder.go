@@ -4,16 +4,22 @@ import (
 	"cmp"
 	"slices"
 
+	v1 "k8s.io/api/core/v1"
+
 	"github.com/usage-descheduler/descheduler/pkg/evictor"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 )
 
-// SortPods implements PodSorter: the seed order (priority ascending, no
-// priority first, then QoS), then within equals the pod using the most of
-// the usage resource furthest above target on src first (cpu or memory:
-// the resource deciding the eviction, see ViewLedger.deciding), then
-// namespace and name. When MetricResource decides, the seed order alone
-// (SortPods): a pod's share of it is unknown.
+// SortPods implements PodSorter. On a source that is over by a measured
+// usage resource (cpu or memory: the resource deciding the eviction, see
+// ViewLedger.deciding) the order is the usage order: priority band
+// (priority ascending, no priority first), then pods without the
+// prefer-no-eviction annotation, then the pod using the most of the
+// deciding resource first (the largest relief, so the node gets under
+// target with the fewest evictions), then namespace and name; QoS does not
+// order pods within a band there. Otherwise (requests, or MetricResource
+// deciding: a pod's share of it is unknown) the seed order (SortPods),
+// as upstream.
 func (l *ViewLedger) SortPods(src *NodeUtil, pods []*snapshot.PodInfo) {
 	r, _, _, ok := l.deciding(src, nil, l.use.Target)
 	if l.use.Target == nil || !l.isUse(src) || !ok || r == MetricResource {
@@ -21,19 +27,97 @@ func (l *ViewLedger) SortPods(src *NodeUtil, pods []*snapshot.PodInfo) {
 		return
 	}
 	type keyed struct {
-		seed   evictor.SeedKey
+		band   priorityBand
 		relief int64
 		pi     *snapshot.PodInfo
 	}
 	ks := make([]keyed, len(pods))
 	for i, pi := range pods {
-		ks[i] = keyed{seed: evictor.SeedKeyOf(pi.Pod), relief: l.podUse(pi).amount.Get(r), pi: pi}
+		ks[i] = keyed{band: bandOf(pi.Pod), relief: l.podUse(pi).amount.Get(r), pi: pi}
 	}
 	slices.SortFunc(ks, func(a, b keyed) int {
-		return cmp.Or(a.seed.Compare(b.seed), cmp.Compare(b.relief, a.relief),
+		return cmp.Or(a.band.compare(b.band), cmp.Compare(b.relief, a.relief),
 			cmp.Compare(a.pi.Pod.Namespace, b.pi.Pod.Namespace), cmp.Compare(a.pi.Pod.Name, b.pi.Pod.Name))
 	})
+	reliefs := make([]int64, len(ks))
+	bands := make([]priorityBand, len(ks))
+	for i, k := range ks {
+		bands[i] = k.band
+		if l.enough(src, k.relief, r) && (l.fit == nil || l.fitFor(k.pi, l.podUse(k.pi).amount) != nil) {
+			reliefs[i] = k.relief
+		}
+	}
+	if n := sufficientPrefix(bands, reliefs, l.excess(src, r)); n > 0 {
+		head := ks[:n]
+		slices.SortStableFunc(head, func(a, b keyed) int { return cmp.Compare(b.relief, a.relief) })
+	}
 	for i := range ks {
 		pods[i] = ks[i].pi
 	}
+}
+
+// priorityBand is the part of the seed order that the usage order keeps:
+// the priority (none first, then ascending) and the prefer-no-eviction
+// annotation (annotated pods last within a priority).
+type priorityBand struct {
+	hasPriority bool
+	priority    int32
+	noEviction  bool
+}
+
+func bandOf(pod *v1.Pod) priorityBand {
+	b := priorityBand{noEviction: evictor.HasPreferNoEvictionAnnotation(pod)}
+	if pod.Spec.Priority != nil {
+		b.hasPriority, b.priority = true, *pod.Spec.Priority
+	}
+	return b
+}
+
+// compare orders a before b (-1), after (1) or as equal (0).
+func (a priorityBand) compare(b priorityBand) int {
+	return cmp.Or(boolOrder(a.hasPriority, b.hasPriority), cmp.Compare(a.priority, b.priority),
+		boolOrder(a.noEviction, b.noEviction))
+}
+
+// boolOrder orders false before true.
+func boolOrder(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
+	}
+	return 1
+}
+
+// sufficientPrefix returns the length of the shortest prefix of pods,
+// sorted by band, that ends at a band boundary and whose reliefs together
+// reach excess (> 0); 0 when excess is not positive or no prefix does
+// (then the plain band order stands: the node cannot be relieved anyway,
+// and the lowest priorities go first).
+func sufficientPrefix(bands []priorityBand, reliefs []int64, excess int64) int {
+	if excess <= 0 {
+		return 0
+	}
+	sum := int64(0)
+	for i := range bands {
+		sum += reliefs[i]
+		last := i+1 == len(bands) || bands[i+1].compare(bands[i]) != 0
+		if last && sum >= excess {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// excess is how much of r src uses above its relief goal (the usage
+// ledger's target: target, or target - releaseMargin for a recorded
+// source), in r's unit; 0 or less when it is not above.
+func (l *ViewLedger) excess(src *NodeUtil, r v1.ResourceName) int64 {
+	limit, ok := l.use.Target[r]
+	if !ok {
+		return 0
+	}
+	c := src.Usage.Capacity.Get(r)
+	return src.Usage.Used.Get(r) - int64(limit*float64(c)/100)
 }

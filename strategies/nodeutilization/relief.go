@@ -65,7 +65,7 @@ func (l *ViewLedger) Relieves(src *NodeUtil, pi *snapshot.PodInfo) bool {
 	rel := l.relief(src, pi)
 	byUsage := rel.usage != "" || rel.metric
 	if l.mode == ClassifyUsage {
-		return byUsage && l.roomFor(pi) != nil
+		return byUsage && l.destination(pi) != nil
 	}
 	return byUsage || rel.requests
 }

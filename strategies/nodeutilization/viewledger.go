@@ -57,6 +57,8 @@ type ViewLedger struct {
 	metric   *metricLedger
 	// minRelief is ViewLedgerConfig.MinRelief.
 	minRelief float64
+	// fit is ViewLedgerConfig.Fit (mode Usage only).
+	fit *UsageFit
 }
 
 // podUse is what a pod takes off its node in the usage view.
@@ -103,6 +105,13 @@ type ViewLedgerConfig struct {
 	// relieves a usage resource only when it uses at least this much of
 	// it (and more than nothing); see DefaultMinPodRelief.
 	MinRelief float64
+	// Fit, in mode Usage, turns on the destination-side usage fit (see
+	// UsageFit); nil: request room only.
+	Fit *UsageFit
+	// InFlight are the pods evicted earlier in the cycle (snapshot.Removed
+	// of a working snapshot); with Fit their requests and usage are
+	// reserved on their expected destinations (reserveInFlight).
+	InFlight []*snapshot.PodInfo
 }
 
 // NewViewLedger returns the ledger of c.
@@ -110,6 +119,10 @@ func NewViewLedger(c ViewLedgerConfig) *ViewLedger {
 	l := &ViewLedger{mode: c.Mode, req: c.Req, use: c.Use, uv: c.Usage, dests: c.Destinations,
 		pods: map[*snapshot.PodInfo]podUse{}, quote: c.Quote, hot: c.Hot, isUse: c.UsageSource,
 		measured: MeasuredNames(c.Measures), minRelief: c.MinRelief}
+	if c.Mode == ClassifyUsage && c.Fit != nil && c.Use.Target != nil {
+		l.fit = c.Fit
+		l.reserveInFlight(c.InFlight)
+	}
 	if l.quote == nil {
 		l.quote = c.Use.Target
 	}
@@ -190,13 +203,16 @@ func (l *ViewLedger) Move(src *NodeUtil, pi *snapshot.PodInfo) {
 	if l.metric != nil && l.use.Target != nil {
 		rel = l.relief(src, pi)
 	}
+	pu := l.podUse(pi)
 	if l.mode == ClassifyUsage {
-		if d := l.roomFor(pi); d != nil {
+		if d := l.destination(pi); d != nil {
 			d.Used.Add(pi.Requests)
+			if l.fit != nil {
+				d.Usage.Used.Add(pu.amount)
+			}
 		}
 	}
 	l.req.Move(src, pi)
-	pu := l.podUse(pi)
 	for _, r := range l.use.Names {
 		// A pod's fallback (its requests) may exceed what the node was
 		// measured to use; measured usage does not go below zero.

@@ -1,0 +1,150 @@
+package lownodeutilization
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/usage-descheduler/descheduler/pkg/api"
+	"github.com/usage-descheduler/descheduler/pkg/snapshot"
+	nu "github.com/usage-descheduler/descheduler/strategies/nodeutilization"
+	"github.com/usage-descheduler/descheduler/strategies/nodeutilization/nodeutiltest"
+)
+
+// qPod is one pod on the hot node n1 of qualitySnapshot: its cpu usage in
+// millicores and its priority (0: none).
+type qPod struct {
+	name string
+	prio int32
+	use  int64
+}
+
+// qualitySnapshot: nodes of 4000m; n1 uses n1Use millicores and runs ps
+// (500m requested each); every other node of others uses its millicores
+// and runs one 500m pod. With usageArgs (thresholds 60 / target 80) a node
+// at or below 2400m is a destination, its usage room to target 3200m minus
+// its use; n1 is relieved down to 75% (target − releaseMargin) = 3000m.
+func qualitySnapshot(t *testing.T, n1Use int64, others map[string]int64, ps []qPod) *snapshot.Snapshot {
+	t.Helper()
+	m := nodeutiltest.Metrics{Nodes: map[string]snapshot.Series{"n1": nodeutiltest.Flat(now, n1Use, gi)},
+		Pods: map[types.NamespacedName]snapshot.Series{}}
+	names := []string{"n1"}
+	var pods []*v1.Pod
+	for _, p := range ps {
+		b := pod("ns", p.name, "n1", "500m")
+		if p.prio != 0 {
+			b = b.Priority(p.prio, "")
+		}
+		pods = append(pods, b.Obj())
+		m.Pods[nodeutiltest.PodKey("ns", p.name)] = nodeutiltest.Flat(now, p.use, gi/16)
+	}
+	for i := 2; i < 2+len(others); i++ {
+		n := fmt.Sprintf("n%d", i)
+		names = append(names, n)
+		m.Nodes[n] = nodeutiltest.Flat(now, others[n], gi)
+		pods = append(pods, pod("ns", n+"-a", n, "500m").Obj())
+	}
+	return nodeutiltest.UsageSnapshot(t, nodes(names...), pods, m, nil)
+}
+
+// The usage order and the destination-side usage fit, classification
+// Usage. n1 must shed its use − 3000m.
+func TestUsageOrderAndFit(t *testing.T) {
+	cool := map[string]int64{"n2": 1000, "n3": 1000} // room 3200 − 1000 = 2200m each
+	for _, tc := range []struct {
+		name   string
+		mode   nu.ClassificationMode
+		n1     int64
+		others map[string]int64
+		pods   []qPod
+		want   string
+	}{
+		// 800m to shed; the no-priority band (300 + 300 = 600m) cannot, so
+		// it is merged with the next: hi (900m) first, 3800 − 900 = 2900
+		// <= 3000 (the seed order would take lo1, lo2 and then hi).
+		{"the lowest band cannot relieve: largest first across bands", nu.ClassifyUsage, 3800, cool,
+			[]qPod{{"lo1", 0, 300}, {"lo2", 0, 300}, {"hi", 100, 900}}, "[ns/hi]"},
+		// 800m to shed; the no-priority band can (500 + 400 = 900m): its
+		// largest first, 3800 − 500 = 3300, − 400 = 2900; hi is spared.
+		{"the lowest band can relieve: it alone, largest first", nu.ClassifyUsage, 3800, cool,
+			[]qPod{{"lo2", 0, 400}, {"lo1", 0, 500}, {"hi", 100, 900}}, "[ns/lo1 ns/lo2]"},
+		// Destinations at 2000m have 1200m room: d (1500m) fits none, c
+		// (1000m) does: 3800 − 1000 = 2800 <= 3000.
+		{"fit: the largest pod has no room anywhere", nu.ClassifyUsage, 3800,
+			map[string]int64{"n2": 2000, "n3": 2000},
+			[]qPod{{"a", 0, 500}, {"b", 0, 800}, {"c", 0, 1000}, {"d", 0, 1500}}, "[ns/c]"},
+		// Mode Both checks the aggregate headroom only (2 × 1200m): d goes.
+		{"mode Both: aggregate headroom only", nu.ClassifyBoth, 3800,
+			map[string]int64{"n2": 2000, "n3": 2000},
+			[]qPod{{"a", 0, 500}, {"b", 0, 800}, {"c", 0, 1000}, {"d", 0, 1500}}, "[ns/d]"},
+		// 1300m to shed, one destination (n2, room 1200m; n3 at 2900m =
+		// 72.5% is appropriate): c (1000m) is reserved on n2, leaving 200m,
+		// so neither b (800m) nor a (500m) fits after it: n1 stays at
+		// 3300m rather than over-filling n2.
+		{"fit: the room is reserved for the rest of the plan", nu.ClassifyUsage, 4300,
+			map[string]int64{"n2": 2000, "n3": 2900},
+			[]qPod{{"a", 0, 500}, {"b", 0, 800}, {"c", 0, 1000}, {"d", 0, 1500}}, "[ns/c]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, _ := planUsage(t, usageArgs(api.SourceKubernetesMetrics, tc.mode), qualitySnapshot(t, tc.n1, tc.others, tc.pods))
+			if s := fmt.Sprint(got); s != tc.want {
+				t.Errorf("evicted %s, want %s", s, tc.want)
+			}
+		})
+	}
+}
+
+// Steering (softTaint scope NotUnderutilized, classification Usage): one
+// source, so 2 × 1 destinations stay open, those with the most usage room:
+// n2 and n3 (2200m each); n4 (1200m) and n5 (1000m) are tainted with n1.
+// The pods the open nodes can take are those up to 2200m: d (1500m) goes.
+// A pod of 2300m could land on either open node and overfill it, so it is
+// not evicted; the next, c (1000m), is.
+func TestSteering(t *testing.T) {
+	others := map[string]int64{"n2": 1000, "n3": 1000, "n4": 2000, "n5": 2200}
+	args := func() *Args {
+		a := usageArgs(api.SourceKubernetesMetrics, nu.ClassifyUsage)
+		a.SoftTaint = &nu.SoftTaint{Enabled: true, Scope: nu.SoftTaintNotUnderutilized}
+		return a
+	}
+	small := []qPod{{"a", 0, 500}, {"b", 0, 800}, {"c", 0, 1000}, {"d", 0, 1500}}
+	snap := qualitySnapshot(t, 3800, others, small)
+	got := newStrategy(t, args()).WantTainted(context.Background(), snap)
+	if want := map[string]bool{"n1": true, "n4": true, "n5": true}; !reflect.DeepEqual(got, want) {
+		t.Errorf("WantTainted = %v, want %v", got, want)
+	}
+	if ev, _ := planUsage(t, args(), snap); fmt.Sprint(ev) != "[ns/d]" {
+		t.Errorf("evicted %v, want [ns/d]", ev)
+	}
+	big := []qPod{{"a", 0, 500}, {"b", 0, 800}, {"c", 0, 1000}, {"e", 0, 2300}}
+	if ev, _ := planUsage(t, args(), qualitySnapshot(t, 3800, others, big)); fmt.Sprint(ev) != "[ns/c]" {
+		t.Errorf("evicted %v, want [ns/c]", ev)
+	}
+}
+
+// A plan on a working snapshot (after a refused eviction) reserves the
+// pods evicted earlier in the cycle on their destinations first. n1 ran e
+// (1000m) too, evicted earlier: n1 now counts 4300 − 1000 = 3300m, 300m to
+// shed. The only destination n2 (room 1200m; n3 at 2900m is appropriate)
+// expects e: 1200 − 1000 = 200m left, so no pod of n1 fits (the smallest,
+// a, uses 500m) and nothing is evicted; counting n2's room again would
+// have sent c (1000m) there too, 3000 + 1000 = 4000m > target 3200m.
+func TestUsageFitReservesInFlight(t *testing.T) {
+	snap := qualitySnapshot(t, 4300, map[string]int64{"n2": 2000, "n3": 2900},
+		[]qPod{{"a", 0, 500}, {"b", 0, 800}, {"c", 0, 1000}, {"d", 0, 1500}, {"e", 0, 1000}})
+	var e *v1.Pod
+	n1, _ := snap.Node("n1")
+	for _, pi := range n1.Pods {
+		if pi.Pod.Name == "e" {
+			e = pi.Pod
+		}
+	}
+	working := snap.WithoutPodsBy(snapshot.Remover{Profile: "p", Strategy: "Other"}, e)
+	if got, _ := planUsage(t, usageArgs(api.SourceKubernetesMetrics, nu.ClassifyUsage), working); len(got) != 0 {
+		t.Errorf("evicted %v, want none", got)
+	}
+}

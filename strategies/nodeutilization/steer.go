@@ -1,0 +1,201 @@
+package nodeutilization
+
+import (
+	"cmp"
+	"slices"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/usage-descheduler/descheduler/pkg/resources"
+	"github.com/usage-descheduler/descheduler/pkg/snapshot"
+)
+
+// SteerPerSource is how many destinations the steering keeps open per
+// usage source (see Steer): about the pods a hot node sheds in a cycle,
+// with room to spare so that the kube-scheduler, which spreads the
+// replacements by requests, rarely puts two on one node.
+const SteerPerSource = 2
+
+// UsageFit is the destination-side usage fit of LowNodeUtilization in
+// classification Usage (ViewLedgerConfig.Fit): a pod is evicted only when
+// some destination has usage room for it, room(d, r) = Limit(r)% ×
+// allocatable(d, r) − used(d, r) >= the pod's usage of r for every measured
+// r, besides request room; it is then reserved on the destination with the
+// most room (the smallest room percentage over the measured resources,
+// largest first; ties by name), for the rest of the plan.
+type UsageFit struct {
+	// Limit is the destinations' usage limit (the target).
+	Limit Thresholds
+	// Open, when set, are the destinations the steering leaves untainted
+	// (Steer): only they count, since the kube-scheduler avoids the
+	// others. Nil: every destination.
+	Open map[string]bool
+	// MaxUse is, with Open, the most usage a pod may have to be evicted
+	// (Steer's maxUse): the scheduler may put it on any open destination,
+	// so it must fit on the least roomy of them.
+	MaxUse resources.List
+}
+
+// roomPercent is the smallest room, in percent of allocatable, of u's
+// usage view under limit over names (limit − used%); names without a limit
+// do not count.
+func roomPercent(u *NodeUtil, limit Thresholds, names []v1.ResourceName) float64 {
+	best, any := 0.0, false
+	for _, r := range names {
+		l, ok := limit[r]
+		if !ok {
+			continue
+		}
+		room := l - u.Percent(r)
+		if !any || room < best {
+			best, any = room, true
+		}
+	}
+	return best
+}
+
+// Steer returns the destinations the soft taint (scope NotUnderutilized)
+// leaves open and the usage a pod may have to be evicted: the k
+// destinations with the most usage room in millicores (rankRoom: pods are
+// absolute amounts; largest first, ties by name) are open, plus any other
+// with as much room in every resource as the least of them (so equals are
+// treated alike); maxUse(r) is the smallest absolute room in r among the
+// open ones (never below 0). dests are request views paired with usage
+// views; those without a usage view are never open. k <= 0 opens none.
+//
+// Example (cpu only, limit 70%, k = 2): d1 of 10 cores using 3 has 4000m
+// of room, d2 of 20 cores using 8 has 6000m, d3 of 10 cores using 6 has
+// 1000m: d2 and d1 are open, maxUse(cpu) = min(6000m, 4000m) = 4000m, and
+// d3 gets the taint.
+func Steer(dests []*NodeUtil, limit Thresholds, names []v1.ResourceName, k int) (open map[string]bool, maxUse resources.List) {
+	open = map[string]bool{}
+	type ranked struct {
+		u    *NodeUtil
+		room float64
+	}
+	var rs []ranked
+	for _, d := range dests {
+		if d.Usage != nil {
+			rs = append(rs, ranked{u: d.Usage, room: rankRoom(d.Usage, limit, names)})
+		}
+	}
+	if k <= 0 || len(rs) == 0 {
+		return open, maxUse
+	}
+	slices.SortFunc(rs, func(a, b ranked) int {
+		return cmp.Or(cmp.Compare(b.room, a.room), cmp.Compare(a.u.Name(), b.u.Name()))
+	})
+	k = min(k, len(rs))
+	first := true
+	for _, r := range rs[:k] {
+		open[r.u.Name()] = true
+		for _, name := range names {
+			if _, ok := limit[name]; !ok {
+				continue
+			}
+			room := max(0, absRoom(r.u, limit, name))
+			if first || room < maxUse.Get(name) {
+				maxUse.Set(name, room)
+			}
+		}
+		first = false
+	}
+	for _, r := range rs[k:] {
+		if fitsRoom(r.u, limit, names, maxUse) {
+			open[r.u.Name()] = true
+		}
+	}
+	return open, maxUse
+}
+
+// rankRoom is the absolute usage room of u under limit in the first of
+// names that limit has (cpu before memory): pods are absolute amounts, so
+// the destinations that can take the biggest pods rank first.
+func rankRoom(u *NodeUtil, limit Thresholds, names []v1.ResourceName) float64 {
+	for _, r := range names {
+		if _, ok := limit[r]; ok {
+			return float64(absRoom(u, limit, r))
+		}
+	}
+	return 0
+}
+
+// absRoom is limit(r)% of u's capacity of r minus what u uses of r.
+func absRoom(u *NodeUtil, limit Thresholds, r v1.ResourceName) int64 {
+	return int64(limit[r]*float64(u.Capacity.Get(r))/100) - u.Used.Get(r)
+}
+
+// fitsRoom reports whether u's usage room under limit holds amount in
+// every resource of names that limit has.
+func fitsRoom(u *NodeUtil, limit Thresholds, names []v1.ResourceName, amount resources.List) bool {
+	for _, r := range names {
+		if _, ok := limit[r]; ok && absRoom(u, limit, r) < amount.Get(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// fitFor returns the destination (request view) a pod moves to under the
+// usage fit, or nil when it must stay: among the destinations (the open
+// ones with steering) with request room (allocatable − requested fits its
+// requests) and usage room for its usage pu (fitsRoom), the one with the
+// most room percentage (ties: the first). With steering the pod's usage
+// must also be at most MaxUse, since the kube-scheduler may put it on any
+// open destination.
+func (l *ViewLedger) fitFor(pi *snapshot.PodInfo, pu resources.List) *NodeUtil {
+	if l.fit.Open != nil {
+		for _, r := range l.use.Names {
+			if pu.Get(r) > l.fit.MaxUse.Get(r) {
+				return nil
+			}
+		}
+	}
+	return l.roomiest(pi, pu)
+}
+
+// roomiest returns the destination (open with steering) with request room
+// for pi and usage room for pu with the most room percentage (ties: the
+// first); nil when none.
+func (l *ViewLedger) roomiest(pi *snapshot.PodInfo, pu resources.List) *NodeUtil {
+	var best *NodeUtil
+	bestRoom := 0.0
+	for _, d := range l.dests {
+		if d.Usage == nil || (l.fit.Open != nil && !l.fit.Open[d.Name()]) || !fitsFree(pi.Requests, d) ||
+			!fitsRoom(d.Usage, l.fit.Limit, l.use.Names, pu) {
+			continue
+		}
+		if room := roomPercent(d.Usage, l.fit.Limit, l.use.Names); best == nil || room > bestRoom {
+			best, bestRoom = d, room
+		}
+	}
+	return best
+}
+
+// destination returns where a pod is expected to land in mode Usage: the
+// usage fit's choice when the fit is on, else the first destination with
+// request room (roomFor).
+func (l *ViewLedger) destination(pi *snapshot.PodInfo) *NodeUtil {
+	if l.fit != nil {
+		return l.fitFor(pi, l.podUse(pi).amount)
+	}
+	return l.roomFor(pi)
+}
+
+// reserveInFlight reserves, under the usage fit, the requests and usage of
+// pods evicted earlier in the cycle (a working snapshot no longer shows
+// them, and their replacements are not placed yet) on the destination each
+// is expected to land on (roomiest for its requests, with no usage room
+// required: it is gone already), so a plan after a refused eviction does
+// not count the same room again. Without a fit it does nothing.
+func (l *ViewLedger) reserveInFlight(pods []*snapshot.PodInfo) {
+	if l.fit == nil {
+		return
+	}
+	for _, pi := range pods {
+		if d := l.roomiest(pi, resources.List{}); d != nil {
+			d.Used.Add(pi.Requests)
+			d.Usage.Used.Add(l.podUse(pi).amount)
+		}
+	}
+}

@@ -1,0 +1,99 @@
+package nodeutilization
+
+import (
+	"reflect"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+)
+
+// sized is a destination of capacity milliCPU using use millicores.
+func sized(name string, capacity, use int64) *NodeUtil {
+	u := util(name, 0, 0, 0, false)
+	u.Capacity.MilliCPU = capacity
+	return withUsage(u, use)
+}
+
+// Limit cpu 70%: d1 10000m using 3000m has 7000 − 3000 = 4000m of room
+// (40%), d2 20000m using 8000m 14000 − 8000 = 6000m (30%: less in percent,
+// more in millicores), d3 10000m using 6000m 1000m, d4 like d1 4000m.
+// Ranked by millicores of room: d2, d1, d4 (tie with d1, by name), d3.
+func TestSteer(t *testing.T) {
+	dests := func() []*NodeUtil {
+		return []*NodeUtil{sized("d1", 10000, 3000), sized("d2", 20000, 8000), sized("d3", 10000, 6000),
+			sized("d4", 10000, 3000)}
+	}
+	limit := Thresholds{v1.ResourceCPU: 70}
+	names := []v1.ResourceName{v1.ResourceCPU, v1.ResourceMemory}
+	for _, tc := range []struct {
+		name   string
+		k      int
+		open   map[string]bool
+		maxUse int64
+	}{
+		// The two roomiest, d2 and d1: maxUse is the lesser room, 4000m;
+		// d4 has as much room as d1, so it is open too.
+		{"k=2: the roomiest and their equals", 2, map[string]bool{"d1": true, "d2": true, "d4": true}, 4000},
+		// d2 alone: maxUse 6000m, which d1 and d4 (4000m) cannot hold.
+		{"k=1: the roomiest", 1, map[string]bool{"d2": true}, 6000},
+		{"k larger than the destinations: all", 9, map[string]bool{"d1": true, "d2": true, "d3": true, "d4": true}, 1000},
+		{"k=0: none", 0, map[string]bool{}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			open, maxUse := Steer(dests(), limit, names, tc.k)
+			if !reflect.DeepEqual(open, tc.open) {
+				t.Errorf("open = %v, want %v", open, tc.open)
+			}
+			if maxUse.MilliCPU != tc.maxUse || maxUse.Memory != 0 {
+				t.Errorf("maxUse = %+v, want cpu %d and no memory", maxUse, tc.maxUse)
+			}
+		})
+	}
+}
+
+// A node over its limit has no room: maxUse is never below 0.
+func TestSteerNoRoom(t *testing.T) {
+	_, maxUse := Steer([]*NodeUtil{sized("d1", 10000, 8000)}, Thresholds{v1.ResourceCPU: 70},
+		[]v1.ResourceName{v1.ResourceCPU}, 1)
+	if maxUse.MilliCPU != 0 || maxUse.Memory != 0 {
+		t.Errorf("maxUse = %+v, want zero", maxUse)
+	}
+}
+
+// Bands b0 < b1 < b2 with reliefs 300+300 | 900 | 50: excess 800 needs
+// b0 and b1 (600 < 800 <= 1500): prefix 3; excess 500 b0 alone: 2;
+// excess 2000 none (1550 in all): 0; excess 0: 0.
+func TestSufficientPrefix(t *testing.T) {
+	b0, b1, b2 := priorityBand{}, priorityBand{hasPriority: true, priority: 1}, priorityBand{hasPriority: true, priority: 2}
+	bands := []priorityBand{b0, b0, b1, b2}
+	reliefs := []int64{300, 300, 900, 50}
+	for _, tc := range []struct {
+		excess int64
+		want   int
+	}{{800, 3}, {500, 2}, {600, 2}, {2000, 0}, {0, 0}, {-5, 0}} {
+		if got := sufficientPrefix(bands, reliefs, tc.excess); got != tc.want {
+			t.Errorf("excess %d: prefix %d, want %d", tc.excess, got, tc.want)
+		}
+	}
+}
+
+// Priority bands: no priority first, then ascending priority, the
+// prefer-no-eviction annotation last within a priority.
+func TestPriorityBandOrder(t *testing.T) {
+	none, low, lowNoEvict, high := priorityBand{}, priorityBand{hasPriority: true, priority: -5},
+		priorityBand{hasPriority: true, priority: -5, noEviction: true}, priorityBand{hasPriority: true, priority: 10}
+	ordered := []priorityBand{none, low, lowNoEvict, high}
+	for i := range ordered {
+		for j := range ordered {
+			want := 0
+			if i < j {
+				want = -1
+			} else if i > j {
+				want = 1
+			}
+			if got := ordered[i].compare(ordered[j]); got != want {
+				t.Errorf("compare(%d, %d) = %d, want %d", i, j, got, want)
+			}
+		}
+	}
+}

@@ -20,7 +20,7 @@ import (
 
 func TestBoundFlags(t *testing.T) {
 	cmd := NewRootCommand(io.Discard, io.Discard)
-	for name, def := range map[string]string{"one-shot-timeout": "10m0s", "cache-sync-timeout": "2m0s"} {
+	for name, def := range map[string]string{"one-shot-timeout": "10m0s", "cache-sync-timeout": "5m0s"} {
 		f := cmd.Flags().Lookup(name)
 		if f == nil {
 			t.Errorf("flag --%s missing", name)

@@ -3,10 +3,12 @@ package app
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/util/runtime"
+	clientfeatures "k8s.io/client-go/features"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	cliflag "k8s.io/component-base/cli/flag"
@@ -30,10 +32,18 @@ var upstreamFeatureGates = map[featuregate.Feature]featuregate.FeatureSpec{
 	FeatureEvictionsInBackground: {Default: false, PreRelease: featuregate.Alpha},
 }
 
-// newFeatureGate returns a gate knowing upstream's features.
+// newFeatureGate returns a gate knowing upstream's features and
+// client-go's (with this binary's defaults, clientGateDefaults).
 func newFeatureGate() featuregate.MutableFeatureGate {
+	return newFeatureGateEnv(os.LookupEnv)
+}
+
+// newFeatureGateEnv is newFeatureGate reading client-go's KUBE_FEATURE_*
+// variables through lookupEnv.
+func newFeatureGateEnv(lookupEnv func(string) (string, bool)) featuregate.MutableFeatureGate {
 	fg := featuregate.NewFeatureGate()
 	runtime.Must(fg.Add(upstreamFeatureGates))
+	runtime.Must(clientfeatures.AddFeaturesToExistingFeatureGates(clientGateRegistry{fg: fg, lookupEnv: lookupEnv}))
 	return fg
 }
 
@@ -46,7 +56,7 @@ type FeatureGateOptions struct {
 // AddFlags registers --feature-gates.
 func (o *FeatureGateOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.Var(cliflag.NewMapStringBool(&o.Gates), "feature-gates",
-		"comma-separated key=value pairs of upstream descheduler's feature gates; unknown gates are an error. Options are:\n"+
+		"comma-separated key=value pairs of upstream descheduler's feature gates and client-go's (WatchListClient is on by default here); unknown gates are an error. Options are:\n"+
 			strings.Join(newFeatureGate().KnownFeatures(), "\n"))
 }
 

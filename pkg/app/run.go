@@ -134,6 +134,7 @@ func runDescheduler(parent context.Context, o *RunOptions) error {
 		return err
 	}
 	o.FeatureGates.LogIgnored(parent, o.gates)
+	useClientGates(o.gates)
 	setDefaultMemoryLimit(parent)
 	ctx, cancel := oneShotContext(parent, o)
 	defer cancel()

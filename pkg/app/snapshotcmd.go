@@ -146,6 +146,8 @@ func takeSnapshot(ctx context.Context, o *SnapshotOptions, deps snapshotDeps, ou
 	if err != nil {
 		return err
 	}
+	// The binary's client-go gate defaults (streaming lists) apply here too.
+	useClientGates(newFeatureGate())
 	factory := informers.NewSharedInformerFactory(deps.Kube, 0)
 	src := snapshot.NewInformerSource(factory)
 	// The informers outlive an interrupted collection so that what was

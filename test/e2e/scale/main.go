@@ -13,8 +13,8 @@
 //	NODES=1000 PODS_PER_NODE=30  cluster size
 //	CYCLES=3                     cycles with usage to measure
 //	WORKERS=48                   concurrent API requests of the loader
-//	WATCHLIST=1|both             run the descheduler with client-go's WatchListClient on
-//	                             (both: once off, once on, against the same cluster)
+//	WATCHLIST=1|0|both           client-go's WatchListClient on (1, the binary's default),
+//	                             off (0), or both: once off, once on, against the same cluster
 //	LOAD=etcd                    etcd: one pod per ReplicaSet through the API, the rest
 //	                             written to etcd (etcdload.go); api: every pod through the API
 //	E2E_DESCHEDULER=BIN[,BIN...] prebuilt binaries, each measured in turn against the
@@ -72,9 +72,9 @@ func readSettings() (settings, error) {
 		s.binaries = strings.Split(bins, ",")
 	}
 	switch os.Getenv("WATCHLIST") {
-	case "", "0":
+	case "0":
 		s.watchModes = []bool{false}
-	case "1":
+	case "", "1":
 		s.watchModes = []bool{true}
 	case "both":
 		s.watchModes = []bool{false, true}

@@ -6,6 +6,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -150,9 +151,9 @@ func measureRun(ctx context.Context, wantCycles int, c *harness.Cluster, work, n
 	}
 	res.apiBase = float64(base.rssKiB) / 1024
 	env := append([]string(nil), res.env...)
-	if res.watchList {
-		env = append(env, "KUBE_FEATURE_WatchListClient=true")
-	}
+	// The binary turns WatchListClient on by default; the variable, which
+	// it honours like client-go, states the mode of this run either way.
+	env = append(env, "KUBE_FEATURE_WatchListClient="+strconv.FormatBool(res.watchList))
 	logPath := filepath.Join(c.LogDir, name+".log")
 	started := time.Now()
 	args := append([]string{"--policy-config-file", policyFile, "--kubeconfig", c.Kubeconfig, "--secure-port", "0",

@@ -6,7 +6,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
-	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -45,7 +44,7 @@ func addWorkloads(objs *snapshot.Objects) {
 			continue
 		}
 		c.pods++
-		if ready(p) {
+		if snapshot.PodReady(p) {
 			c.ready++
 		}
 	}
@@ -53,25 +52,6 @@ func addWorkloads(objs *snapshot.Objects) {
 	for _, key := range keys {
 		addWorkload(objs, counts[key])
 	}
-}
-
-// ready reports whether a Running pod is Ready: its Ready condition, else
-// no container waiting.
-func ready(p *v1.Pod) bool {
-	if p.Status.Phase != v1.PodRunning {
-		return false
-	}
-	for _, c := range p.Status.Conditions {
-		if c.Type == v1.PodReady {
-			return c.Status == v1.ConditionTrue
-		}
-	}
-	for _, st := range p.Status.ContainerStatuses {
-		if st.State.Waiting != nil {
-			return false
-		}
-	}
-	return true
 }
 
 func addWorkload(objs *snapshot.Objects, c *ownerCount) {

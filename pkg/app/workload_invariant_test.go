@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -62,7 +61,7 @@ func checkBudgets(t *testing.T, seed int64, snap *snapshot.Snapshot, rep *desche
 	covered := map[snapshot.WorkloadRef]int32{} // the smallest disruptionsAllowed of a PDB selecting an evicted pod
 	for _, rec := range rep.Evicted() {
 		w, ok := snap.WorkloadOf(rec.Pod)
-		if !ok || !readyPod(rec.Pod) {
+		if !ok || !snapshot.PodReady(rec.Pod) {
 			continue
 		}
 		taken[w.Ref]++
@@ -95,17 +94,4 @@ func checkBudgets(t *testing.T, seed int64, snap *snapshot.Snapshot, rep *desche
 				seed, ref.Kind, ref, w.Desired, w.Ready, n, limit)
 		}
 	}
-}
-
-// readyPod: Running with a Ready condition True.
-func readyPod(p *v1.Pod) bool {
-	if p.Status.Phase != v1.PodRunning {
-		return false
-	}
-	for _, c := range p.Status.Conditions {
-		if c.Type == v1.PodReady {
-			return c.Status == v1.ConditionTrue
-		}
-	}
-	return false
 }

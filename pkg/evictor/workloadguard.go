@@ -98,26 +98,10 @@ func failing(pod *v1.Pod) bool {
 }
 
 // notReady reports whether the pod is known not to be Ready: it is not
-// Running, its Ready condition is False, or (without a Ready condition, as
-// in hand-written snapshot files) a container is waiting, e.g. in
-// CrashLoopBackOff. A Running pod without a Ready condition and without a
-// waiting container counts as Ready.
-func notReady(pod *v1.Pod) bool {
-	if pod.Status.Phase != v1.PodRunning {
-		return true
-	}
-	for _, c := range pod.Status.Conditions {
-		if c.Type == v1.PodReady {
-			return c.Status == v1.ConditionFalse
-		}
-	}
-	for _, st := range pod.Status.ContainerStatuses {
-		if st.State.Waiting != nil {
-			return true
-		}
-	}
-	return false
-}
+// Running, its Ready condition is not True, or (without a Ready condition,
+// as in hand-written snapshot files) a container is waiting, e.g. in
+// CrashLoopBackOff (snapshot.PodReady).
+func notReady(pod *v1.Pod) bool { return !snapshot.PodReady(pod) }
 
 // checkPDB pre-checks PDB i: allowed iff its status was computed and
 // status.disruptionsAllowed − this cycle's evictions under it ≥ 1, or its

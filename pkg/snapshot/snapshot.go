@@ -169,6 +169,27 @@ func IsTerminal(p *v1.Pod) bool {
 	return p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed
 }
 
+// PodReady reports whether the pod is Ready: Running, and its Ready
+// condition True; without a Ready condition (hand-written snapshot files)
+// a Running pod counts as Ready unless a container is waiting (e.g. in
+// CrashLoopBackOff).
+func PodReady(p *v1.Pod) bool {
+	if p.Status.Phase != v1.PodRunning {
+		return false
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == v1.PodReady {
+			return c.Status == v1.ConditionTrue
+		}
+	}
+	for _, st := range p.Status.ContainerStatuses {
+		if st.State.Waiting != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // sortedSeries sorts every series of in by time and returns in itself: the
 // snapshot owns Objects after New, so the map is kept rather than copied
 // (150,000 pod series at 5,000 nodes). A series that is already sorted

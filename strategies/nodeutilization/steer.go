@@ -156,20 +156,10 @@ func (l *ViewLedger) fitFor(pi *snapshot.PodInfo, pu resources.List) *NodeUtil {
 
 // roomiest returns the destination (open with steering) with request room
 // for pi and usage room for pu with the most room percentage (ties: the
-// first); nil when none.
+// first); nil when none. The destinations are kept in that order
+// (roomOrder), so this is not a scan of all of them.
 func (l *ViewLedger) roomiest(pi *snapshot.PodInfo, pu resources.List) *NodeUtil {
-	var best *NodeUtil
-	bestRoom := 0.0
-	for _, d := range l.dests {
-		if d.Usage == nil || (l.fit.Open != nil && !l.fit.Open[d.Name()]) || !fitsFree(pi.Requests, d) ||
-			!fitsRoom(d.Usage, l.fit.Limit, l.use.Names, pu) {
-			continue
-		}
-		if room := roomPercent(d.Usage, l.fit.Limit, l.use.Names); best == nil || room > bestRoom {
-			best, bestRoom = d, room
-		}
-	}
-	return best
+	return l.order.first(pi.Requests, pu)
 }
 
 // destination returns where a pod is expected to land in mode Usage: the
@@ -196,6 +186,7 @@ func (l *ViewLedger) reserveInFlight(pods []*snapshot.PodInfo) {
 		if d := l.roomiest(pi, resources.List{}); d != nil {
 			d.Used.Add(pi.Requests)
 			d.Usage.Used.Add(l.podUse(pi).amount)
+			l.order.update(d)
 		}
 	}
 }

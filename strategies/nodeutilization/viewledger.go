@@ -59,6 +59,8 @@ type ViewLedger struct {
 	minRelief float64
 	// fit is ViewLedgerConfig.Fit (mode Usage only).
 	fit *UsageFit
+	// order ranks the destinations for the fit (with fit only).
+	order *roomOrder
 }
 
 // podUse is what a pod takes off its node in the usage view.
@@ -121,6 +123,7 @@ func NewViewLedger(c ViewLedgerConfig) *ViewLedger {
 		measured: MeasuredNames(c.Measures), minRelief: c.MinRelief}
 	if c.Mode == ClassifyUsage && c.Fit != nil && c.Use.Target != nil {
 		l.fit = c.Fit
+		l.order = newRoomOrder(c.Destinations, c.Fit.Open, c.Fit.Limit, c.Use.Names)
 		l.reserveInFlight(c.InFlight)
 	}
 	if l.quote == nil {
@@ -209,6 +212,7 @@ func (l *ViewLedger) Move(src *NodeUtil, pi *snapshot.PodInfo) {
 			d.Used.Add(pi.Requests)
 			if l.fit != nil {
 				d.Usage.Used.Add(pu.amount)
+				l.order.update(d)
 			}
 		}
 	}
@@ -218,6 +222,9 @@ func (l *ViewLedger) Move(src *NodeUtil, pi *snapshot.PodInfo) {
 		// measured to use; measured usage does not go below zero.
 		src.Usage.Used.Set(r, max(0, src.Usage.Used.Get(r)-pu.amount.Get(r)))
 		l.use.Headroom.Set(r, l.use.Headroom.Get(r)-pu.amount.Get(r))
+	}
+	if l.order != nil {
+		l.order.update(src) // not a destination in practice: a no-op
 	}
 	if l.metric != nil {
 		l.metric.move(src, rel.metric && rel.usage == "" && !rel.requests)

@@ -170,7 +170,13 @@ func (r *run) runStrategy(ctx context.Context, p *Profile, s framework.Strategy)
 		if err != nil {
 			return fmt.Errorf("building the default evictor: %w", err)
 		}
-		cands, err := s.Plan(ctx, r.working, evictor.NewView(de, r.budget, r.failed).WithSkipped(r.skipped))
+		view := evictor.NewView(de, r.budget, r.failed).WithSkipped(r.skipped)
+		if round > 0 {
+			// Planning again after refusals: leave out every pod the
+			// workload budget would refuse now.
+			view = view.WithWorkloadGuard(r.guard, workloadBudgetOf(p.EvictorArgs))
+		}
+		cands, err := s.Plan(ctx, r.working, view)
 		if err != nil {
 			return fmt.Errorf("planning: %w", err)
 		}

@@ -41,11 +41,7 @@ func (os Observers) EvictionSkipped(ctx context.Context, s Skip) {
 // profile's args; a refusal is recorded in the report, told to the
 // Observer and remembered so the strategies' views leave the pod out.
 func (r *run) allowedByWorkload(ctx context.Context, ev evictor.Eviction, args *evictor.DefaultEvictorArgs) bool {
-	var b *evictor.WorkloadBudget
-	if args != nil {
-		b = args.WorkloadBudget
-	}
-	v := r.guard.Check(ev.Pod, b)
+	v := r.guard.Check(ev.Pod, workloadBudgetOf(args))
 	if v.Allowed {
 		return true
 	}
@@ -58,4 +54,13 @@ func (r *run) allowedByWorkload(ctx context.Context, ev evictor.Eviction, args *
 		so.EvictionSkipped(ctx, s)
 	}
 	return false
+}
+
+// workloadBudgetOf returns the profile's workload budget (nil args or an
+// unset budget: nil, which is on with the defaults).
+func workloadBudgetOf(args *evictor.DefaultEvictorArgs) *evictor.WorkloadBudget {
+	if args == nil {
+		return nil
+	}
+	return args.WorkloadBudget
 }

@@ -26,6 +26,9 @@ type View struct {
 	// skipped are the pods the workload budget refused in this cycle,
 	// with why.
 	skipped map[types.UID]string
+	// guard, when set, is asked about every pod (WithWorkloadGuard).
+	guard *WorkloadGuard
+	wb    *WorkloadBudget
 }
 
 var (
@@ -46,12 +49,24 @@ func (v *View) WithSkipped(skipped map[types.UID]string) *View {
 	return v
 }
 
+// WithWorkloadGuard makes Filter also reject the pods the cycle's workload
+// guard would refuse now under b; it returns v. The cycle sets it when a
+// strategy plans again after refusals: a workload's budget only shrinks
+// during a cycle, so such a pod would be refused again, and leaving it out
+// lets the strategy pick other workloads' pods at once instead of in one
+// more round per refused pod.
+func (v *View) WithWorkloadGuard(g *WorkloadGuard, b *WorkloadBudget) *View {
+	v.guard, v.wb = g, b
+	return v
+}
+
 // Filter reports whether pod passes the DefaultEvictor's Filter rules, has
-// not failed to be evicted and was not refused by the workload budget
-// earlier in this cycle.
+// not failed to be evicted, was not refused by the workload budget
+// earlier in this cycle and (with WithWorkloadGuard) would not be now.
 func (v *View) Filter(pod *v1.Pod) bool {
 	_, skipped := v.skipped[pod.UID]
-	return !v.failed[pod.UID] && !skipped && v.ev.Filter(pod)
+	return !v.failed[pod.UID] && !skipped && v.ev.Filter(pod) &&
+		(v.guard == nil || v.guard.Check(pod, v.wb).Allowed)
 }
 
 // PreEvictionFilter reports whether pod passes namespaceLabelSelector and
@@ -73,6 +88,11 @@ func (v *View) Explain(pod *v1.Pod) []string {
 	}
 	if v.failed[pod.UID] {
 		out = append([]string{"eviction already failed in this cycle"}, out...)
+	}
+	if v.guard != nil {
+		if vd := v.guard.Check(pod, v.wb); !vd.Allowed {
+			out = append(out, "the workload budget refuses it in this cycle: "+vd.Message)
+		}
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -54,5 +55,37 @@ func TestView(t *testing.T) {
 	b.Take(ok, "n1")
 	if !b.TotalReached() || budget.TotalReached() {
 		t.Error("Budget must be a private copy: taking from it must not touch the cycle's budget")
+	}
+}
+
+// With the cycle's workload guard (a re-plan), a pod whose workload has no
+// budget left is filtered and explained; another workload's pod passes.
+// web has 3 replicas, budget 1 (25% of 3 = 0.75, raised to 1): after one
+// eviction 3-3+1+1 = 2 > 1.
+func TestViewWithWorkloadGuard(t *testing.T) {
+	web := builders.MakeDeployment("default", "web", 3)
+	pods := webPods(3)
+	other := builders.MakePod("default", "api-a").Node("n1").OwnedBy("ReplicaSet", "api-rs").Obj()
+	api := builders.MakeDeployment("default", "api", 3)
+	snap := mustSnapshot(t, snapshot.Objects{Nodes: []*v1.Node{builders.MakeNode("n1").Obj()},
+		Pods:        append(slices.Clone(pods), other),
+		Deployments: []*appsv1.Deployment{web.Obj(), api.Obj()},
+		ReplicaSets: []*appsv1.ReplicaSet{web.ReplicaSetFor("web-rs"), api.ReplicaSetFor("api-rs")}})
+	ev := mustNew(t, DefaultEvictorArgs{}, snap)
+	g := NewWorkloadGuard(snap)
+	v := NewView(ev, framework.NewBudget(framework.Limits{}), nil).WithWorkloadGuard(g, nil)
+	if !v.Filter(pods[1]) {
+		t.Fatalf("before any eviction web-b is filtered: %v", v.Explain(pods[1]))
+	}
+	g.Record(pods[0])
+	if v.Filter(pods[1]) {
+		t.Error("web-b passes after web-a's eviction used web's budget")
+	}
+	want := []string{"the workload budget refuses it in this cycle: workload default/web: 1 of 3 unavailable, budget 1"}
+	if got := v.Explain(pods[1]); !slices.Equal(got, want) {
+		t.Errorf("Explain = %q, want %q", got, want)
+	}
+	if !v.Filter(other) {
+		t.Errorf("api's pod filtered: %v", v.Explain(other))
 	}
 }

@@ -75,8 +75,24 @@ func (g clientGates) Enabled(f clientfeatures.Feature) bool {
 }
 
 // useClientGates hands client-go its feature gates from fg. client-go keeps
-// them process-wide, so this is called once per live run, before any client
-// or informer is built.
+// them process-wide, so this is called once per live run or snapshot,
+// before any client or informer is built. A process that pinned its gates
+// (pinClientGates) keeps them.
 func useClientGates(fg featuregate.FeatureGate) {
+	if _, pinned := clientfeatures.FeatureGates().(pinnedClientGates); pinned {
+		return
+	}
 	clientfeatures.ReplaceFeatureGates(clientGates{fg})
+}
+
+// pinnedClientGates are client-go gates that useClientGates leaves in place.
+type pinnedClientGates struct{ clientfeatures.Gates }
+
+// pinClientGates fixes client-go's gates for the rest of the process. The
+// package's tests pin WatchListClient off: they run many commands in one
+// process against fake clientsets, which do not answer streaming lists
+// (an informer then waits 10 s for the initial-events bookmark before it
+// falls back to a LIST).
+func pinClientGates(g clientfeatures.Gates) {
+	clientfeatures.ReplaceFeatureGates(pinnedClientGates{g})
 }

@@ -102,6 +102,8 @@ func runSnapshotCommand(cmd *cobra.Command, o *SnapshotOptions) error {
 	if err != nil {
 		return err
 	}
+	// The binary's client-go gate defaults (streaming lists) apply here too.
+	useClientGates(newFeatureGate())
 	deps := snapshotDeps{Clock: clock.RealClock{}, ServiceAccountTokenFile: inClusterTokenFile(os.Getenv, os.Stat)}
 	if deps.Kube, err = kubernetes.NewForConfig(cfg); err != nil {
 		return fmt.Errorf("building the client: %w", err)
@@ -146,8 +148,6 @@ func takeSnapshot(ctx context.Context, o *SnapshotOptions, deps snapshotDeps, ou
 	if err != nil {
 		return err
 	}
-	// The binary's client-go gate defaults (streaming lists) apply here too.
-	useClientGates(newFeatureGate())
 	factory := informers.NewSharedInformerFactory(deps.Kube, 0)
 	src := snapshot.NewInformerSource(factory)
 	// The informers outlive an interrupted collection so that what was

@@ -90,8 +90,15 @@ func (e *evictionAPI) matching(pod *v1.Pod) []int {
 
 // allowed returns the disruptions PDB i still allows in this cycle.
 func (e *evictionAPI) allowed(i int) int {
+	expected, healthy := e.counts(i)
+	return healthy - e.granted[i] - desiredHealthy(e.c.pdbs[i].Spec, expected)
+}
+
+// counts returns how many non-terminal pods PDB i selects (expected) and
+// how many of them are Ready (healthy), as the disruption controller
+// counts them.
+func (e *evictionAPI) counts(i int) (expected, healthy int) {
 	pdb := e.c.pdbs[i]
-	expected, healthy := 0, 0
 	for _, p := range e.namespacePods(pdb.Namespace) {
 		if snapshot.IsTerminal(p) || !e.selectors[i].Matches(labels.Set(p.Labels)) {
 			continue
@@ -101,7 +108,7 @@ func (e *evictionAPI) allowed(i int) int {
 			healthy++
 		}
 	}
-	return healthy - e.granted[i] - desiredHealthy(pdb.Spec, expected)
+	return expected, healthy
 }
 
 // refreshStatus recomputes, at the start of a cycle, the status of every
@@ -117,16 +124,7 @@ func (e *evictionAPI) refreshStatus() {
 		if pdb.Status.ObservedGeneration < 1 {
 			continue
 		}
-		expected, healthy := 0, 0
-		for _, p := range e.namespacePods(pdb.Namespace) {
-			if snapshot.IsTerminal(p) || !e.selectors[i].Matches(labels.Set(p.Labels)) {
-				continue
-			}
-			expected++
-			if ready, _ := podReady(p); ready {
-				healthy++
-			}
-		}
+		expected, healthy := e.counts(i)
 		st := pdb.Status
 		st.ExpectedPods, st.CurrentHealthy = int32(expected), int32(healthy)
 		st.DesiredHealthy = int32(desiredHealthy(pdb.Spec, expected))

@@ -8,16 +8,10 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/klog/v2"
 
-	"github.com/usage-descheduler/descheduler/pkg/api"
 	"github.com/usage-descheduler/descheduler/pkg/evictor"
 	"github.com/usage-descheduler/descheduler/pkg/scenario"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
-	"github.com/usage-descheduler/descheduler/strategies"
 )
-
-// benchPolicy enables all ten strategies, Low/HighNodeUtilization by
-// usage (the example's comment says why).
-const benchPolicy = "../../deploy/examples/all-strategies-usage.yaml"
 
 // BenchmarkCycleAllStrategies runs one cycle (snapshot build included) of
 // the policy deploy/examples/all-strategies-usage.yaml on generated clusters (pkg/scenario, 10% of the nodes hot by
@@ -26,24 +20,9 @@ const benchPolicy = "../../deploy/examples/all-strategies-usage.yaml"
 func BenchmarkCycleAllStrategies(b *testing.B) {
 	for _, nodes := range []int{500, 1000, 5000} {
 		b.Run(fmt.Sprintf("nodes=%d/pods=%d", nodes, nodes*30), func(b *testing.B) {
-			reg, err := strategies.NewRegistry()
-			if err != nil {
-				b.Fatal(err)
-			}
-			policy, err := api.LoadFile(benchPolicy, reg)
-			if err != nil {
-				b.Fatal(err)
-			}
-			profiles, err := BuildProfiles(policy, reg)
-			if err != nil {
-				b.Fatal(err)
-			}
-			p := scenario.Params{Nodes: nodes, PodsPerNode: 30, Seed: 1}
-			p.Default()
-			objs, err := scenario.Generate(p)
-			if err != nil {
-				b.Fatal(err)
-			}
+			policy, reg := loadBenchPolicy(b)
+			profiles := buildBenchProfiles(b, policy, reg)
+			objs, p := generate(b, scenario.Params{Nodes: nodes, PodsPerNode: 30, Seed: 1})
 			ctx := klog.NewContext(context.Background(), logr.Discard())
 			c := &Cycle{Profiles: profiles, Limits: LimitsFromPolicy(policy), Executor: evictor.DryRunExecutor{}}
 			b.ReportAllocs()

@@ -6,14 +6,11 @@ import (
 	"testing"
 
 	"github.com/go-logr/logr"
-	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 
-	"github.com/usage-descheduler/descheduler/pkg/api"
 	"github.com/usage-descheduler/descheduler/pkg/evictor"
 	"github.com/usage-descheduler/descheduler/pkg/scenario"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
-	"github.com/usage-descheduler/descheduler/strategies"
 )
 
 // BenchmarkCycleTrimmed5000 is BenchmarkCycleAllStrategies at 5,000 nodes
@@ -22,33 +19,12 @@ import (
 // reports the heap live after the cycle (objects, usage series and the
 // cycle's snapshot; MB-live).
 func BenchmarkCycleTrimmed5000(b *testing.B) {
-	reg, err := strategies.NewRegistry()
-	if err != nil {
-		b.Fatal(err)
-	}
-	policy, err := api.LoadFile(benchPolicy, reg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	profiles, err := BuildProfiles(policy, reg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	p := scenario.Params{Nodes: 5000, PodsPerNode: 30, Seed: 1, Realistic: true}
-	p.Default()
-	objs, err := scenario.Generate(p)
-	if err != nil {
-		b.Fatal(err)
-	}
-	podT, nodeT := snapshot.InformerTransform(), snapshot.InformerTransform()
-	for i, pod := range objs.Pods {
-		o, _ := podT(pod.DeepCopy())
-		objs.Pods[i] = o.(*v1.Pod)
-	}
-	for i, node := range objs.Nodes {
-		o, _ := nodeT(node.DeepCopy())
-		objs.Nodes[i] = o.(*v1.Node)
-	}
+	policy, reg := loadBenchPolicy(b)
+	profiles := buildBenchProfiles(b, policy, reg)
+	full, p := generate(b, scenario.Params{Nodes: 5000, PodsPerNode: 30, Seed: 1, Realistic: true})
+	objs := trimmedObjects(full)
+	full = snapshot.Objects{} // only the trimmed objects stay live, as in a live run
+	var err error
 	ctx := klog.NewContext(context.Background(), logr.Discard())
 	c := &Cycle{Profiles: profiles, Limits: LimitsFromPolicy(policy), Executor: evictor.DryRunExecutor{}}
 	b.ReportAllocs()

@@ -8,14 +8,11 @@ import (
 	"testing"
 
 	"github.com/go-logr/logr"
-	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 
-	"github.com/usage-descheduler/descheduler/pkg/api"
 	"github.com/usage-descheduler/descheduler/pkg/evictor"
 	"github.com/usage-descheduler/descheduler/pkg/scenario"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
-	"github.com/usage-descheduler/descheduler/strategies"
 )
 
 // TestPlanIdentityTrimmedInProcess runs one dry-run cycle of all ten
@@ -33,37 +30,11 @@ func TestPlanIdentityTrimmedInProcess(t *testing.T) {
 	if v, err := strconv.Atoi(os.Getenv("PLAN_IDENTITY_NODES")); err == nil && v > 0 {
 		nodes = v
 	}
-	reg, err := strategies.NewRegistry()
-	if err != nil {
-		t.Fatal(err)
-	}
-	policy, err := api.LoadFile(benchPolicy, reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := scenario.Params{Nodes: nodes, PodsPerNode: 30, Seed: 7, Realistic: true}
-	p.Default()
-	full, err := scenario.Generate(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	trimmed := full
-	podT, nodeT := snapshot.InformerTransform(), snapshot.InformerTransform()
-	trimmed.Pods = make([]*v1.Pod, len(full.Pods))
-	for i, pod := range full.Pods {
-		o, _ := podT(pod.DeepCopy())
-		trimmed.Pods[i] = o.(*v1.Pod)
-	}
-	trimmed.Nodes = make([]*v1.Node, len(full.Nodes))
-	for i, node := range full.Nodes {
-		o, _ := nodeT(node.DeepCopy())
-		trimmed.Nodes[i] = o.(*v1.Node)
-	}
+	policy, reg := loadBenchPolicy(t)
+	full, p := generate(t, scenario.Params{Nodes: nodes, PodsPerNode: 30, Seed: 7, Realistic: true})
+	trimmed := trimmedObjects(full)
 	plan := func(objs snapshot.Objects) []string {
-		profiles, err := BuildProfiles(policy, reg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		profiles := buildBenchProfiles(t, policy, reg)
 		snap, err := snapshot.New(objs, snapshot.Options{Now: p.Now})
 		if err != nil {
 			t.Fatal(err)

@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"testing"
 
-	v1 "k8s.io/api/core/v1"
-
 	"github.com/usage-descheduler/descheduler/pkg/scenario"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 )
@@ -48,7 +46,7 @@ func planIdentity(t *testing.T, nodes int, withPlain bool) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	files := map[string]snapshot.Objects{"full": full, "trimmed": trimObjects(full)}
+	files := map[string]snapshot.Objects{"full": full, "trimmed": snapshot.TrimObjects(full)}
 	names := []string{"full", "trimmed"}
 	if withPlain {
 		plainParams := p
@@ -105,24 +103,6 @@ func planIdentity(t *testing.T, nodes int, withPlain bool) {
 			}
 		})
 	}
-}
-
-// trimObjects passes the pods and nodes through the informers' transform
-// (one per kind, as the informers have).
-func trimObjects(in snapshot.Objects) snapshot.Objects {
-	out := in
-	podT, nodeT := snapshot.InformerTransform(), snapshot.InformerTransform()
-	out.Pods = make([]*v1.Pod, len(in.Pods))
-	for i, p := range in.Pods {
-		o, _ := podT(p.DeepCopy())
-		out.Pods[i] = o.(*v1.Pod)
-	}
-	out.Nodes = make([]*v1.Node, len(in.Nodes))
-	for i, n := range in.Nodes {
-		o, _ := nodeT(n.DeepCopy())
-		out.Nodes[i] = o.(*v1.Node)
-	}
-	return out
 }
 
 // plannedStrategies counts the distinct strategies of a simulation's

@@ -3,8 +3,6 @@ package descheduler
 import (
 	"testing"
 
-	v1 "k8s.io/api/core/v1"
-
 	"github.com/usage-descheduler/descheduler/pkg/api"
 	"github.com/usage-descheduler/descheduler/pkg/framework"
 	"github.com/usage-descheduler/descheduler/pkg/scenario"
@@ -49,23 +47,4 @@ func generate(tb testing.TB, p scenario.Params) (snapshot.Objects, scenario.Para
 		tb.Fatal(err)
 	}
 	return objs, p
-}
-
-// trimmedObjects returns objs with copies of its pods and nodes passed
-// through the informers' transform (snapshot.InformerTransform), the rest
-// shared.
-func trimmedObjects(objs snapshot.Objects) snapshot.Objects {
-	out := objs
-	podT, nodeT := snapshot.InformerTransform(), snapshot.InformerTransform()
-	out.Pods = make([]*v1.Pod, len(objs.Pods))
-	for i, pod := range objs.Pods {
-		o, _ := podT(pod.DeepCopy())
-		out.Pods[i] = o.(*v1.Pod)
-	}
-	out.Nodes = make([]*v1.Node, len(objs.Nodes))
-	for i, node := range objs.Nodes {
-		o, _ := nodeT(node.DeepCopy())
-		out.Nodes[i] = o.(*v1.Node)
-	}
-	return out
 }

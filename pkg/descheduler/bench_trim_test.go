@@ -22,7 +22,7 @@ func BenchmarkCycleTrimmed5000(b *testing.B) {
 	policy, reg := loadBenchPolicy(b)
 	profiles := buildBenchProfiles(b, policy, reg)
 	full, p := generate(b, scenario.Params{Nodes: 5000, PodsPerNode: 30, Seed: 1, Realistic: true})
-	objs := trimmedObjects(full)
+	objs := snapshot.TrimObjects(full)
 	full = snapshot.Objects{} // only the trimmed objects stay live, as in a live run
 	var err error
 	ctx := klog.NewContext(context.Background(), logr.Discard())

@@ -32,7 +32,7 @@ func TestPlanIdentityTrimmedInProcess(t *testing.T) {
 	}
 	policy, reg := loadBenchPolicy(t)
 	full, p := generate(t, scenario.Params{Nodes: nodes, PodsPerNode: 30, Seed: 7, Realistic: true})
-	trimmed := trimmedObjects(full)
+	trimmed := snapshot.TrimObjects(full)
 	plan := func(objs snapshot.Objects) []string {
 		profiles := buildBenchProfiles(t, policy, reg)
 		snap, err := snapshot.New(objs, snapshot.Options{Now: p.Now})

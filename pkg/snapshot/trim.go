@@ -207,3 +207,23 @@ func InformerTransform() cache.TransformFunc {
 		return dropManagedFields(obj)
 	}
 }
+
+// TrimObjects returns objs as the live informers would hold them: copies
+// of its pods and nodes passed through InformerTransform (one transform per
+// kind, as each informer has its own), everything else shared. The
+// plan-identity tests compare plans on objs and on TrimObjects(objs).
+func TrimObjects(objs Objects) Objects {
+	out := objs
+	podT, nodeT := InformerTransform(), InformerTransform()
+	out.Pods = make([]*v1.Pod, len(objs.Pods))
+	for i, p := range objs.Pods {
+		o, _ := podT(p.DeepCopy())
+		out.Pods[i] = o.(*v1.Pod)
+	}
+	out.Nodes = make([]*v1.Node, len(objs.Nodes))
+	for i, n := range objs.Nodes {
+		o, _ := nodeT(n.DeepCopy())
+		out.Nodes[i] = o.(*v1.Node)
+	}
+	return out
+}

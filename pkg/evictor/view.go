@@ -66,7 +66,7 @@ func (v *View) WithWorkloadGuard(g *WorkloadGuard, b *WorkloadBudget) *View {
 func (v *View) Filter(pod *v1.Pod) bool {
 	_, skipped := v.skipped[pod.UID]
 	return !v.failed[pod.UID] && !skipped && v.ev.Filter(pod) &&
-		(v.guard == nil || v.guard.Check(pod, v.wb).Allowed)
+		(v.guard == nil || v.guard.Allows(pod, v.wb))
 }
 
 // PreEvictionFilter reports whether pod passes namespaceLabelSelector and

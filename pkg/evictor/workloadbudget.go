@@ -195,18 +195,22 @@ type workloadState struct {
 
 // judgeWorkload applies steps 2 and 4-6 of the rule (see WorkloadBudget)
 // to w; when a PDB selects the pod only step 2 applies here.
-func judgeWorkload(w *snapshot.Workload, st workloadState, b *WorkloadBudget) Verdict {
-	name := "workload " + w.Ref.String()
+func judgeWorkload(w *snapshot.Workload, st workloadState, b *WorkloadBudget, explain bool) Verdict {
 	if w.RolloutInProgress() {
-		return Verdict{Reason: SkipMidRollout, Message: fmt.Sprintf(
-			"%s: rollout in progress (%d of %d updated, generation %d observed %d)",
-			name, w.Updated, w.Desired, w.Generation, w.ObservedGeneration)}
+		v := Verdict{Reason: SkipMidRollout}
+		if explain {
+			v.Message = fmt.Sprintf("workload %s: rollout in progress (%d of %d updated, generation %d observed %d)",
+				w.Ref, w.Updated, w.Desired, w.Generation, w.ObservedGeneration)
+		}
+		return v
 	}
 	if st.covered {
 		return Verdict{Allowed: true}
 	}
 	if st.failing {
-		return Verdict{Allowed: true, Message: name + ": the pod is failing, its eviction leaves availability unchanged"}
+		return explained(Verdict{Allowed: true}, explain, func() string {
+			return "workload " + w.Ref.String() + ": the pod is failing, its eviction leaves availability unchanged"
+		})
 	}
 	evicted := st.evicted
 	var override *intstr.IntOrString
@@ -216,16 +220,30 @@ func judgeWorkload(w *snapshot.Workload, st workloadState, b *WorkloadBudget) Ve
 	}
 	if w.Desired <= 1 {
 		if singletons {
-			return Verdict{Allowed: true, Message: name + ": single replica, evictSingletons is on"}
+			return explained(Verdict{Allowed: true}, explain, func() string {
+				return "workload " + w.Ref.String() + ": single replica, evictSingletons is on"
+			})
 		}
-		return Verdict{Reason: SkipSingleton, Message: fmt.Sprintf(
-			"%s: single replica and no PodDisruptionBudget (evictSingletons is off)", name)}
+		return explained(Verdict{Reason: SkipSingleton}, explain, func() string {
+			return "workload " + w.Ref.String() + ": single replica and no PodDisruptionBudget (evictSingletons is off)"
+		})
 	}
 	budget := budgetOf(w, override)
 	now := max(0, w.Desired-w.Serving()) + evicted
-	msg := fmt.Sprintf("%s: %d of %d unavailable, budget %d", name, now, w.Desired, budget)
-	if now+1 > budget {
-		return Verdict{Reason: SkipWorkloadBudget, Message: msg}
+	v := Verdict{Allowed: now+1 <= budget}
+	if !v.Allowed {
+		v.Reason = SkipWorkloadBudget
 	}
-	return Verdict{Allowed: true, Message: msg}
+	return explained(v, explain, func() string {
+		return fmt.Sprintf("workload %s: %d of %d unavailable, budget %d", w.Ref, now, w.Desired, budget)
+	})
+}
+
+// explained sets v's message from msg when explain is set; deciding alone
+// never builds the sentence.
+func explained(v Verdict, explain bool, msg func() string) Verdict {
+	if explain {
+		v.Message = msg()
+	}
+	return v
 }

@@ -192,6 +192,9 @@ func TestWorkloadGuardCheck(t *testing.T) {
 			var last Verdict
 			for i, pod := range tt.pods {
 				last = g.Check(pod, tt.budget)
+				if allows := g.Allows(pod, tt.budget); allows != last.Allowed {
+					t.Fatalf("pod %d (%s): Allows %v, Check %+v", i, pod.Name, allows, last)
+				}
 				if got := (verdict{allowed: last.Allowed, reason: last.Reason}); got != tt.want[i] {
 					t.Fatalf("pod %d (%s): verdict %+v (%q), want %+v", i, pod.Name, got, last.Message, tt.want[i])
 				}
@@ -203,6 +206,40 @@ func TestWorkloadGuardCheck(t *testing.T) {
 				t.Errorf("message %q, want %q", last.Message, tt.msg)
 			}
 		})
+	}
+}
+
+// TestWorkloadGuardAllowsAllocatesNothing: the decision-only check the
+// re-planning views ask for every pod builds no message and no PDB list,
+// whether the verdict is an allowance or a refusal, with a PDB or without.
+func TestWorkloadGuardAllowsAllocatesNothing(t *testing.T) {
+	objs := snapshot.Objects{
+		Nodes:       []*v1.Node{builders.MakeNode("n1").Obj()},
+		Deployments: []*appsv1.Deployment{builders.MakeDeployment("default", "web", 3).Obj()},
+		ReplicaSets: []*appsv1.ReplicaSet{builders.MakeDeployment("default", "web", 3).ReplicaSetFor("web-rs")},
+		PDBs:        []*policyv1.PodDisruptionBudget{builders.MakePDB("default", "web", "app", "web").Allowed(1).Obj()},
+		Pods:        webPods(3),
+	}
+	snap, err := snapshot.New(objs, snapshot.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := NewWorkloadGuard(snap)
+	pod := objs.Pods[0]
+	// disruptionsAllowed 1, none used: allowed.
+	if !g.Allows(pod, nil) {
+		t.Fatal("first pod refused, want allowed")
+	}
+	if n := testing.AllocsPerRun(100, func() { g.Allows(pod, nil) }); n != 0 {
+		t.Errorf("Allows (allowed) allocates %v times, want 0", n)
+	}
+	g.Record(pod)
+	// 1 allowed − 1 used = 0 left: refused.
+	if g.Allows(objs.Pods[1], nil) {
+		t.Fatal("second pod allowed, want refused by the PDB")
+	}
+	if n := testing.AllocsPerRun(100, func() { g.Allows(objs.Pods[1], nil) }); n != 0 {
+		t.Errorf("Allows (refused) allocates %v times, want 0", n)
 	}
 }
 

@@ -2,6 +2,7 @@ package evictor
 
 import (
 	"fmt"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -51,6 +52,18 @@ func NewWorkloadGuard(snap *snapshot.Snapshot) *WorkloadGuard {
 // Check decides whether pod may be evicted now under b (nil: the
 // defaults), by the rule documented on WorkloadBudget.
 func (g *WorkloadGuard) Check(pod *v1.Pod, b *WorkloadBudget) Verdict {
+	return g.check(pod, b, true)
+}
+
+// Allows is Check's decision alone: it builds no message and allocates
+// nothing, for the views that ask about every pod of a re-plan.
+func (g *WorkloadGuard) Allows(pod *v1.Pod, b *WorkloadBudget) bool {
+	return g.check(pod, b, false).Allowed
+}
+
+// check decides as Check; the verdict's message is only written when
+// explain is set.
+func (g *WorkloadGuard) check(pod *v1.Pod, b *WorkloadBudget, explain bool) Verdict {
 	if !b.On() {
 		return Verdict{Allowed: true}
 	}
@@ -58,14 +71,19 @@ func (g *WorkloadGuard) Check(pod *v1.Pod, b *WorkloadBudget) Verdict {
 	if !ok {
 		return Verdict{Allowed: true}
 	}
-	covering := g.covering(pod)
-	unready := notReady(pod)
-	v := judgeWorkload(w, workloadState{evicted: g.evicted[w.Ref], covered: len(covering) > 0, failing: failing(pod)}, b)
-	if !v.Allowed || len(covering) == 0 {
+	set := labels.Set(pod.Labels)
+	candidates := g.byNS[pod.Namespace]
+	covered := slices.ContainsFunc(candidates, func(i int) bool { return g.pdbs[i].sel.Matches(set) })
+	v := judgeWorkload(w, workloadState{evicted: g.evicted[w.Ref], covered: covered, failing: failing(pod)}, b, explain)
+	if !v.Allowed || !covered {
 		return v
 	}
-	for _, i := range covering {
-		if v := g.checkPDB(i, unready); !v.Allowed {
+	unready := notReady(pod)
+	for _, i := range candidates {
+		if !g.pdbs[i].sel.Matches(set) {
+			continue
+		}
+		if v := g.checkPDB(i, unready, explain); !v.Allowed {
 			return v
 		}
 	}
@@ -109,7 +127,7 @@ func notReady(pod *v1.Pod) bool { return !snapshot.PodReady(pod) }
 // Ready passes as the Eviction API lets it: with
 // unhealthyPodEvictionPolicy AlwaysAllow, or when currentHealthy ≥
 // desiredHealthy (IfHealthyBudget, the default).
-func (g *WorkloadGuard) checkPDB(i int, unready bool) Verdict {
+func (g *WorkloadGuard) checkPDB(i int, unready, explain bool) Verdict {
 	pdb := g.pdbs[i].pdb
 	if pdb.Status.ObservedGeneration < 1 || pdb.Status.ObservedGeneration < pdb.Generation {
 		return Verdict{Allowed: true}
@@ -120,6 +138,9 @@ func (g *WorkloadGuard) checkPDB(i int, unready bool) Verdict {
 		return Verdict{Allowed: true}
 	}
 	left := pdb.Status.DisruptionsAllowed - g.pdbTaken[i]
+	if !explain {
+		return Verdict{Allowed: left >= 1, Reason: refusedIf(left < 1, SkipPDBExhausted)}
+	}
 	msg := fmt.Sprintf("PodDisruptionBudget %s/%s: %d disruptions allowed, %d used in this cycle",
 		pdb.Namespace, pdb.Name, pdb.Status.DisruptionsAllowed, g.pdbTaken[i])
 	if left < 1 {
@@ -142,6 +163,14 @@ func (g *WorkloadGuard) Record(pod *v1.Pod) {
 	for _, i := range g.covering(pod) {
 		g.pdbTaken[i]++
 	}
+}
+
+// refusedIf returns r when refused, else the empty reason.
+func refusedIf(refused bool, r SkipReason) SkipReason {
+	if refused {
+		return r
+	}
+	return ""
 }
 
 // covering returns the indexes of the PDBs selecting pod.

@@ -152,7 +152,7 @@ func uidMatches(ref, have types.UID) bool { return ref == "" || have == "" || re
 
 // of resolves the pod's controlling owner to its workload.
 func (ix workloadIndex) of(pod *v1.Pod) (*Workload, bool) {
-	o := metav1.GetControllerOf(pod)
+	o := metav1.GetControllerOfNoCopy(pod)
 	if o == nil || !isWorkloadKind(o.Kind) {
 		return nil, false
 	}

@@ -254,3 +254,25 @@ func TestEqualAndHash(t *testing.T) {
 		t.Error("preferred terms with different weights compared equal or hashed alike")
 	}
 }
+
+// TestNodeMatcherMemo asks one matcher about nodes in an order that goes
+// through the inline first answer, a repeat of it, the switch to the
+// per-node table and repeats there: every answer must be the constraint's
+// (disk=ssd: n1 hdd no, n2 and n3 ssd yes), and the table exists only
+// once a second node was asked about.
+func TestNodeMatcherMemo(t *testing.T) {
+	nodes := make([]*snapshot.NodeInfo, 0, 3)
+	for _, n := range cluster() {
+		nodes = append(nodes, &snapshot.NodeInfo{Node: n})
+	}
+	want := []bool{false, true, true}
+	m := newNodeMatcher(ssdPod("a"), nodes)
+	for step, j := range []int{1, 1, 0, 2, 1, 0} {
+		if got := m.matches(j); got != want[j] {
+			t.Errorf("step %d: matches(n%d) = %v, want %v", step, j+1, got, want[j])
+		}
+		if tableWanted := step >= 2; (m.state != nil) != tableWanted {
+			t.Errorf("step %d: per-node table allocated = %v, want %v", step, m.state != nil, tableWanted)
+		}
+	}
+}

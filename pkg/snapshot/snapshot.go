@@ -97,35 +97,6 @@ func New(objs Objects, opts Options) (*Snapshot, error) {
 	return s, nil
 }
 
-func (s *Snapshot) addPods(pods []*v1.Pod) error {
-	seen := make(map[types.NamespacedName]struct{}, len(pods))
-	for _, p := range pods {
-		key := types.NamespacedName{Namespace: p.Namespace, Name: p.Name}
-		if _, dup := seen[key]; dup {
-			return fmt.Errorf("pod %s appears twice", key)
-		}
-		seen[key] = struct{}{}
-		p = withUID(p)
-		if p.Spec.NodeName == "" {
-			s.pending = append(s.pending, p)
-			continue
-		}
-		ni, ok := s.byName[p.Spec.NodeName]
-		if !ok {
-			continue
-		}
-		pi := &PodInfo{Pod: p, Requests: resources.PodRequests(p)}
-		ni.Pods = append(ni.Pods, pi)
-		if !IsTerminal(p) {
-			ni.Requested.Add(pi.Requests)
-		}
-	}
-	for _, ni := range s.nodes {
-		sort.Slice(ni.Pods, func(i, j int) bool { return podLess(ni.Pods[i].Pod, ni.Pods[j].Pod) })
-	}
-	return nil
-}
-
 // withUID returns p, or a copy with a synthetic UID when p has none (a
 // hand-written snapshot file), because the cycle tracks pods by UID.
 func withUID(p *v1.Pod) *v1.Pod {
@@ -135,13 +106,6 @@ func withUID(p *v1.Pod) *v1.Pod {
 	c := p.DeepCopy()
 	c.UID = types.UID("snapshot:" + p.Namespace + "/" + p.Name)
 	return c
-}
-
-func podLess(a, b *v1.Pod) bool {
-	if a.Namespace != b.Namespace {
-		return a.Namespace < b.Namespace
-	}
-	return a.Name < b.Name
 }
 
 func exclusionReason(n *v1.Node, sel labels.Selector) string {

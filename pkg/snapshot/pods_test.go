@@ -1,0 +1,39 @@
+package snapshot
+
+import (
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/usage-descheduler/descheduler/test/builders"
+)
+
+// TestNodePodsAreCappedRuns: the nodes' Pods share one backing array, so
+// each must be capped at its own end. Pods arrive unsorted and
+// interleaved across nodes: n1 gets b/a (sorted: a, b), n2 gets c, n3
+// none (nil, as a node without pods always was). Appending to n1's slice
+// must leave n2's pod in place.
+func TestNodePodsAreCappedRuns(t *testing.T) {
+	objs := Objects{
+		Nodes: []*v1.Node{builders.MakeNode("n1").Obj(), builders.MakeNode("n2").Obj(), builders.MakeNode("n3").Obj()},
+		Pods: []*v1.Pod{builders.MakePod("default", "b").Node("n1").Obj(), builders.MakePod("default", "c").Node("n2").Obj(),
+			builders.MakePod("default", "a").Node("n1").Obj()},
+	}
+	s, err := New(objs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n1, _ := s.Node("n1")
+	n2, _ := s.Node("n2")
+	n3, _ := s.Node("n3")
+	if got := []string{n1.Pods[0].Pod.Name, n1.Pods[1].Pod.Name}; got[0] != "a" || got[1] != "b" || len(n1.Pods) != 2 {
+		t.Fatalf("n1 pods %v (%d), want [a b]", got, len(n1.Pods))
+	}
+	if n3.Pods != nil {
+		t.Errorf("n3 pods %v, want nil", n3.Pods)
+	}
+	_ = append(n1.Pods, &PodInfo{Pod: builders.MakePod("default", "z").Obj()})
+	if got := n2.Pods[0].Pod.Name; got != "c" {
+		t.Errorf("after appending to n1's pods, n2's first pod is %q, want c", got)
+	}
+}

@@ -50,6 +50,9 @@ type Snapshot struct {
 	// removed removed[node][i].
 	removed   map[string][]*PodInfo
 	removedBy map[string][]Remover
+	// lineage is shared by the snapshot New built and every snapshot
+	// derived from it with WithoutPods (see Memo).
+	lineage *lineage
 }
 
 // New builds a snapshot. Only Ready nodes that match opts.NodeSelector are
@@ -69,6 +72,7 @@ func New(objs Objects, opts Options) (*Snapshot, error) {
 		history:         opts.History,
 		workloads:       newWorkloadIndex(objs),
 	}
+	s.lineage = &lineage{origin: s}
 	for _, n := range objs.Nodes {
 		if _, dup := s.byName[n.Name]; dup {
 			return nil, fmt.Errorf("node %q appears twice", n.Name)

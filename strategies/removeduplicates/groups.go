@@ -68,38 +68,96 @@ func (x *index) dupGroups() int {
 	return n
 }
 
-// buildIndex groups the counted pods in two passes over the snapshot: the
-// first assigns every pod its group, the second copies the pods of the
+// buildIndex groups the counted pods of snap in two passes: the first
+// assigns every pod its group, the second copies the pods of the
 // duplicated groups into one flat slice. Groups keep the order of their
 // first pod, which is deterministic because nodes and pods are sorted.
-func (d *RemoveDuplicates) buildIndex(nodes []*snapshot.NodeInfo) *index {
+// Which group a pod belongs to depends on the pod alone, so it is worked
+// out once per snapshot lineage (see assignment) and a re-plan on a
+// working snapshot only regroups the pods that are left.
+func (d *RemoveDuplicates) buildIndex(snap *snapshot.Snapshot) *index {
+	a := snap.Memo(memoKey{d: d}, func(origin *snapshot.Snapshot) any { return d.assignOrigin(origin.Nodes()) }).(*assignment)
 	x := &index{}
-	ids := d.assign(x, nodes)
-	x.place(nodes, ids)
+	ids := x.regroup(a, snap)
+	x.place(snap.Nodes(), ids)
 	return x
 }
 
-// assign returns the group id of every pod in traversal order (-1 for pods
-// that are not counted) and fills x.groups.
-func (d *RemoveDuplicates) assign(x *index, nodes []*snapshot.NodeInfo) []int32 {
+// memoKey keys a RemoveDuplicates' assignment in a snapshot lineage.
+type memoKey struct{ d *RemoveDuplicates }
+
+// assignment is the group of every pod of a lineage's origin snapshot.
+type assignment struct {
+	// ids are, per node and per pod of the origin, the index of the
+	// pod's group in keys (-1: not counted).
+	ids [][]int32
+	// keys are the groups in the order of their first pod in the origin.
+	keys []groupKey
+}
+
+// assignOrigin works out the group of every pod of the origin's nodes.
+func (d *RemoveDuplicates) assignOrigin(nodes []*snapshot.NodeInfo) *assignment {
+	total := 0
+	for _, ni := range nodes {
+		total += len(ni.Pods)
+	}
+	all := make([]int32, 0, total)
+	a := &assignment{ids: make([][]int32, len(nodes))}
+	x := &index{}
+	byOwner := map[string]int32{} // owner id -> first group of its chain
+	for n, ni := range nodes {
+		from := len(all)
+		for _, pi := range ni.Pods {
+			key, ok := d.keyOf(pi.Pod)
+			if !ok {
+				all = append(all, -1)
+				continue
+			}
+			all = append(all, int32(x.group(byOwner, key).id))
+		}
+		a.ids[n] = all[from:len(all):len(all)]
+	}
+	a.keys = make([]groupKey, len(x.groups))
+	for i := range x.groups {
+		a.keys[i] = x.groups[i].key
+	}
+	return a
+}
+
+// regroup fills x.groups with the groups of snap's pods, numbered in the
+// order of their first pod in snap, and returns every pod's group in
+// traversal order (-1 for pods that are not counted).
+func (x *index) regroup(a *assignment, snap *snapshot.Snapshot) []int32 {
+	nodes := snap.Nodes()
 	total := 0
 	for _, ni := range nodes {
 		total += len(ni.Pods)
 	}
 	ids := make([]int32, 0, total)
-	byOwner := map[string]int32{} // owner id -> first group of its chain
-	for n, ni := range nodes {
-		for _, pi := range ni.Pods {
-			key, ok := d.keyOf(pi.Pod)
-			if !ok {
+	renumbered := make([]int32, len(a.keys))
+	for i := range renumbered {
+		renumbered[i] = -1
+	}
+	var pos []int32
+	for n := range nodes {
+		pos = snap.OriginPositions(n, pos[:0])
+		for _, j := range pos {
+			old := a.ids[n][j]
+			if old < 0 {
 				ids = append(ids, -1)
 				continue
 			}
-			g := x.group(byOwner, key)
+			id := renumbered[old]
+			if id < 0 {
+				id = int32(len(x.groups))
+				renumbered[old] = id
+				x.groups = append(x.groups, groupInfo{key: a.keys[old], id: int(id), lastNode: -1, next: -1})
+			}
+			g := &x.groups[id]
 			g.replicas++
 			g.dup = g.dup || g.lastNode == n
 			g.lastNode = n
-			ids = append(ids, int32(g.id))
+			ids = append(ids, id)
 		}
 	}
 	return ids

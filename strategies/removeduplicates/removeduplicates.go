@@ -67,7 +67,7 @@ type planner struct {
 // ceil(replicas / feasible nodes), the excess pods, last by name first.
 func (d *RemoveDuplicates) Plan(ctx context.Context, snap *snapshot.Snapshot, ev framework.Evictor) ([]framework.Candidate, error) {
 	p := &planner{d: d, logger: klog.FromContext(ctx), nodes: snap.Nodes(), ev: ev}
-	x := d.buildIndex(p.nodes)
+	x := d.buildIndex(snap)
 	// Each duplicated group keeps at least one pod, which bounds the plan.
 	p.out = make([]framework.Candidate, 0, len(x.members)-x.dupGroups())
 	for i := range x.groups {

@@ -313,3 +313,26 @@ func runCase(t *testing.T, tc testCase) {
 		t.Errorf("reasons = %q, want %q", reasons, tc.reasons)
 	}
 }
+
+// TestReplanOnWorkingSnapshot: the group assignment is memoized for the
+// snapshot lineage, so a re-plan after evictions regroups only the pods
+// left; it must plan as a fresh snapshot of those pods. api (namespace
+// "a", so first on n1) has q1 on n1 and q2-q4 on n2; web is stacked(): 4
+// on n1, 1 each on n2 and n3. Removing q1 makes web's group the first
+// one (its first pod, on n1, now precedes api's on n2): web's evictions
+// must then come before api's. The other removals shrink groups (p1, the
+// first pod of n1's web run; p4 and p5) or end api's duplicates.
+func TestReplanOnWorkingSnapshot(t *testing.T) {
+	api := func(name, node string) *v1.Pod {
+		return builders.MakePod("a", name).Node(node).OwnedBy("ReplicaSet", "api").Obj()
+	}
+	pods := append(stacked(), api("q1", "n1"), api("q2", "n2"), api("q3", "n2"), api("q4", "n2"))
+	s, err := New(&Args{}, framework.Deps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs := snapshot.Objects{Nodes: nodes("n1", "n2", "n3"), Pods: pods}
+	for _, remove := range [][]*v1.Pod{nil, {pods[6]}, {pods[0]}, {pods[0], pods[3], pods[4]}, {pods[7], pods[8]}} {
+		fakes.CheckReplan(t, s, objs, remove, fakes.Evictor{})
+	}
+}

@@ -36,5 +36,8 @@
 // share theirs): each node is matched at most once per distinct required
 // constraint, and each distinct preferred term set scores every node once
 // (O(nodes log nodes)). Per pod the check is O(1) unless it violates a
-// rule; then the candidate nodes are scanned until the first fit.
+// rule; then the candidate nodes are scanned until the first fit. The
+// caches and the suspects (pods whose constraints alone could make them
+// candidates) are kept for the snapshot lineage (snapshot.Memo): a re-plan
+// on the cycle's working snapshot checks only the suspects still there.
 package removepodsviolatingnodeaffinity

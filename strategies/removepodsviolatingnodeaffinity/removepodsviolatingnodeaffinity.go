@@ -63,10 +63,18 @@ func (s *RemovePodsViolatingNodeAffinity) Name() string { return PluginName }
 
 // planner is the state of one Plan call.
 type planner struct {
-	s         *RemovePodsViolatingNodeAffinity
-	logger    klog.Logger
-	nodes     []*snapshot.NodeInfo
-	ev        framework.Evictor
+	s      *RemovePodsViolatingNodeAffinity
+	logger klog.Logger
+	// nodes are the planned snapshot's nodes: fit is checked on them.
+	nodes []*snapshot.NodeInfo
+	ev    framework.Evictor
+	*constraints
+}
+
+// constraints caches per-node results by pod constraint (see cache.go).
+// They depend on the nodes' labels, taints and schedulability alone, so
+// one set serves every snapshot of a lineage.
+type constraints struct {
 	required  *podCache[*nodeMatcher]
 	preferred *podCache[*scoreTable]
 	// targets caches, per (required constraint, preferred terms) pair, the
@@ -81,35 +89,80 @@ type targetKey struct {
 	t *scoreTable
 }
 
+// memoKey keys a strategy's lineage state in a snapshot memo.
+type memoKey struct{ s *RemovePodsViolatingNodeAffinity }
+
+// lineageState is what a strategy computes once per snapshot lineage: the
+// constraint caches and the suspects, the pods of the origin whose
+// constraints alone could make them candidates (a required constraint
+// their node misses, or a node with a higher preferred weight). Whether a
+// suspect is a candidate depends on the evictor and on where it fits,
+// which a re-plan checks again on its working snapshot.
+type lineageState struct {
+	*constraints
+	suspects []suspect
+}
+
+// suspect is a pod of node node of the lineage's origin.
+type suspect struct {
+	node int
+	pi   *snapshot.PodInfo
+}
+
 // Plan returns, node by node, the pods that violate an enabled affinity
 // type and fit a better node.
 func (s *RemovePodsViolatingNodeAffinity) Plan(ctx context.Context, snap *snapshot.Snapshot, ev framework.Evictor) ([]framework.Candidate, error) {
-	nodes := snap.Nodes()
-	p := &planner{s: s, logger: klog.FromContext(ctx), nodes: nodes, ev: ev,
-		required:  newPodCache(hashRequired, equalRequired, func(pod *v1.Pod) *nodeMatcher { return newNodeMatcher(pod, nodes) }),
-		preferred: newPodCache(hashPreferred, equalPreferred, func(pod *v1.Pod) *scoreTable { return newScoreTable(pod, nodes) }),
-		targets:   map[targetKey][]int{},
-	}
+	st := snap.Memo(memoKey{s: s}, func(origin *snapshot.Snapshot) any { return s.scan(origin) }).(*lineageState)
+	p := &planner{s: s, logger: klog.FromContext(ctx), nodes: snap.Nodes(), ev: ev, constraints: st.constraints}
 	var out []framework.Candidate
-	for i, ni := range nodes {
+	for _, sp := range st.suspects {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("planning %s: %w", PluginName, err)
 		}
-		for _, pi := range ni.Pods {
-			if c, ok := p.check(i, pi); ok {
-				out = append(out, c)
-			}
+		if !snap.Present(sp.node, sp.pi) {
+			continue
+		}
+		if c, ok := p.check(sp.node, sp.pi); ok {
+			out = append(out, c)
 		}
 	}
 	return out, nil
 }
 
+// scan finds the suspects of the origin snapshot, node by node.
+func (s *RemovePodsViolatingNodeAffinity) scan(origin *snapshot.Snapshot) *lineageState {
+	nodes := origin.Nodes()
+	st := &lineageState{constraints: &constraints{
+		required:  newPodCache(hashRequired, equalRequired, func(pod *v1.Pod) *nodeMatcher { return newNodeMatcher(pod, nodes) }),
+		preferred: newPodCache(hashPreferred, equalPreferred, func(pod *v1.Pod) *scoreTable { return newScoreTable(pod, nodes) }),
+		targets:   map[targetKey][]int{},
+	}}
+	for i, ni := range nodes {
+		for _, pi := range ni.Pods {
+			if !snapshot.IsTerminal(pi.Pod) && s.match.Match(pi.Pod) && st.suspicious(s, i, pi.Pod) {
+				st.suspects = append(st.suspects, suspect{node: i, pi: pi})
+			}
+		}
+	}
+	return st
+}
+
+// suspicious reports whether the pod's constraints alone could make it a
+// candidate on node i, by the same steps as reason.
+func (c *constraints) suspicious(s *RemovePodsViolatingNodeAffinity, i int, pod *v1.Pod) bool {
+	if s.required && hasRequired(pod) && !c.required.get(pod).matches(i) {
+		return true
+	}
+	if !s.preferred || len(preferredTerms(pod)) == 0 {
+		return false
+	}
+	t := c.preferred.get(pod)
+	return len(t.ranked) > 0 && t.score(t.ranked[0]) > t.score(i)
+}
+
 // check returns the candidate for the pod on node i, if any.
 func (p *planner) check(i int, pi *snapshot.PodInfo) (framework.Candidate, bool) {
 	pod := pi.Pod
-	if snapshot.IsTerminal(pod) || !p.s.match.Match(pod) {
-		return framework.Candidate{}, false
-	}
 	reason := p.reason(i, pi)
 	if reason == "" {
 		return framework.Candidate{}, false

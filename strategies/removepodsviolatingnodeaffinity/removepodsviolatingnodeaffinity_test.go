@@ -276,3 +276,24 @@ func TestNodeMatcherMemo(t *testing.T) {
 		}
 	}
 }
+
+// TestReplanOnWorkingSnapshot: the suspects (pods whose constraints alone
+// could make them candidates) are found once per snapshot lineage; a
+// re-plan checks where they fit on its working snapshot. n2 and n3 (ssd)
+// are full (1 cpu, a hog each), so ssdPod a (500m, on n1 hdd) fits
+// nowhere; removing hog-n3 frees n3 and a becomes a candidate naming n3;
+// removing a itself leaves nothing. zonePref b on n3 (W = 30) prefers n2
+// (W = 80): a candidate once hog-n2 is gone.
+func TestReplanOnWorkingSnapshot(t *testing.T) {
+	hogs := []*v1.Pod{hog("n2"), hog("n3")}
+	a, b := ssdPod("a"), zonePref("b", "n3")
+	objs := snapshot.Objects{Nodes: []*v1.Node{n1().Capacity("4", "8Gi", 110).Obj(), full(n2()), full(n3())},
+		Pods: append(hogs, a, b)}
+	s, err := New(&Args{NodeAffinityType: append(slices.Clone(required), preferred...)}, framework.Deps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, remove := range [][]*v1.Pod{nil, {hogs[1]}, {hogs[0]}, {hogs[1], a}, hogs} {
+		fakes.CheckReplan(t, s, objs, remove, fakes.Evictor{})
+	}
+}

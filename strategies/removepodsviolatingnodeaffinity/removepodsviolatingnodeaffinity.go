@@ -90,7 +90,9 @@ type targetKey struct {
 }
 
 // memoKey keys a strategy's lineage state in a snapshot memo.
-type memoKey struct{ s *RemovePodsViolatingNodeAffinity }
+type memoKey struct {
+	s *RemovePodsViolatingNodeAffinity
+}
 
 // lineageState is what a strategy computes once per snapshot lineage: the
 // constraint caches and the suspects, the pods of the origin whose

@@ -72,34 +72,39 @@ type aged struct {
 	seq  int      // discovery order: node, namespace, name
 }
 
+// memoKey keys a strategy's over-age pods in a snapshot memo.
+type memoKey struct{ s *PodLifeTime }
+
+// overAge is a pod of node node of a lineage's origin that matches every
+// rule but the evictor's (the filters, age and criteria depend on the pod
+// and the snapshot's clock alone, which WithoutPods keeps).
+type overAge struct {
+	aged
+	node int
+	pi   *snapshot.PodInfo
+}
+
 // Plan proposes every pod older than maxPodLifeTimeSeconds, oldest first.
-// See the package documentation for the rules.
+// See the package documentation for the rules. The pods matching every
+// rule but the evictor's are found once per snapshot lineage
+// (snapshot.Memo); a re-plan asks the evictor about those still there.
 func (s *PodLifeTime) Plan(ctx context.Context, snap *snapshot.Snapshot, ev framework.Evictor) ([]framework.Candidate, error) {
 	logger := klog.FromContext(ctx).WithValues("strategy", PluginName)
 	detail := logger.V(4)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", PluginName, err)
+	}
 	var found []aged
-	for _, ni := range snap.Nodes() {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("%s: %w", PluginName, err)
+	for _, o := range snap.Memo(memoKey{s: s}, func(origin *snapshot.Snapshot) any { return s.scan(origin) }).([]overAge) {
+		if !snap.Present(o.node, o.pi) || !podfilter.Evictable(ev, o.pod) {
+			continue
 		}
-		for _, pi := range ni.Pods {
-			pod := pi.Pod
-			if !s.matcher.Match(pod) || !s.criteria.ownerAllowed(pod) {
-				continue
-			}
-			age, known := podfilter.Age(pod, snap.Now)
-			if s.maxSeconds != nil && (!known || podfilter.Seconds(age) <= *s.maxSeconds) {
-				continue
-			}
-			why, ok := s.criteria.match(pod, snap.Now)
-			if !ok || !podfilter.Evictable(ev, pod) {
-				continue
-			}
-			if detail.Enabled() {
-				detail.Info("Pod exceeds its lifetime", "pod", klog.KObj(pod), "node", ni.Name(), "ageSeconds", podfilter.Seconds(age))
-			}
-			found = append(found, aged{pod: pod, node: ni.Name(), age: age, why: why, seq: len(found)})
+		if detail.Enabled() {
+			detail.Info("Pod exceeds its lifetime", "pod", klog.KObj(o.pod), "node", o.aged.node, "ageSeconds", podfilter.Seconds(o.age))
 		}
+		f := o.aged
+		f.seq = len(found)
+		found = append(found, f)
 	}
 	// Oldest first; equal ages keep node, namespace, name order.
 	slices.SortFunc(found, func(a, b aged) int {
@@ -111,6 +116,30 @@ func (s *PodLifeTime) Plan(ctx context.Context, snap *snapshot.Snapshot, ev fram
 	}
 	logger.V(2).Info("Planned evictions", "candidates", len(out))
 	return out, nil
+}
+
+// scan returns, node by node, the pods of origin that match every rule
+// but the evictor's.
+func (s *PodLifeTime) scan(origin *snapshot.Snapshot) []overAge {
+	var out []overAge
+	for i, ni := range origin.Nodes() {
+		for _, pi := range ni.Pods {
+			pod := pi.Pod
+			if !s.matcher.Match(pod) || !s.criteria.ownerAllowed(pod) {
+				continue
+			}
+			age, known := podfilter.Age(pod, origin.Now)
+			if s.maxSeconds != nil && (!known || podfilter.Seconds(age) <= *s.maxSeconds) {
+				continue
+			}
+			why, ok := s.criteria.match(pod, origin.Now)
+			if !ok {
+				continue
+			}
+			out = append(out, overAge{aged: aged{pod: pod, node: ni.Name(), age: age, why: why}, node: i, pi: pi})
+		}
+	}
+	return out
 }
 
 // reason renders "age 26h > maxPodLifeTimeSeconds 86400[, state Pending]

@@ -219,3 +219,23 @@ func candidateNames(cs []framework.Candidate) []string {
 	}
 	return out
 }
+
+// TestReplanOnWorkingSnapshot: the over-age pods are found once per
+// snapshot lineage; a re-plan keeps those still there, oldest first.
+// With maxPodLifeTimeSeconds one day, old (26h) and daysec (24h1s) on n1
+// and older (30h) on n2 are over age, young (1h) is not; b/denied is
+// over age but the evictor refuses it.
+func TestReplanOnWorkingSnapshot(t *testing.T) {
+	pods := []*v1.Pod{pod("a", "old", 26*time.Hour).Obj(), pod("a", "daysec", 24*time.Hour+time.Second).Obj(),
+		pod("a", "young", time.Hour).Obj(), pod("a", "older", 30*time.Hour).Node("n2").Obj(),
+		pod("b", "denied", 48*time.Hour).Obj()}
+	objs := snapshot.Objects{Nodes: []*v1.Node{builders.MakeNode("n1").Obj(), builders.MakeNode("n2").Obj()}, Pods: pods}
+	s, err := New(&Args{MaxPodLifeTimeSeconds: ptr(day)}, framework.Deps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := fakes.Evictor{Deny: map[string]bool{"b/denied": true}}
+	for _, remove := range [][]*v1.Pod{nil, {pods[0]}, {pods[3]}, {pods[0], pods[1], pods[2]}} {
+		fakes.CheckReplan(t, s, objs, snapshot.Options{Now: now}, remove, ev)
+	}
+}

@@ -333,6 +333,6 @@ func TestReplanOnWorkingSnapshot(t *testing.T) {
 	}
 	objs := snapshot.Objects{Nodes: nodes("n1", "n2", "n3"), Pods: pods}
 	for _, remove := range [][]*v1.Pod{nil, {pods[6]}, {pods[0]}, {pods[0], pods[3], pods[4]}, {pods[7], pods[8]}} {
-		fakes.CheckReplan(t, s, objs, remove, fakes.Evictor{})
+		fakes.CheckReplan(t, s, objs, snapshot.Options{}, remove, fakes.Evictor{})
 	}
 }

@@ -294,6 +294,6 @@ func TestReplanOnWorkingSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, remove := range [][]*v1.Pod{nil, {hogs[1]}, {hogs[0]}, {hogs[1], a}, hogs} {
-		fakes.CheckReplan(t, s, objs, remove, fakes.Evictor{})
+		fakes.CheckReplan(t, s, objs, snapshot.Options{}, remove, fakes.Evictor{})
 	}
 }

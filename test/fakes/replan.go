@@ -16,11 +16,12 @@ import (
 // WithoutPods after a first plan, so whatever the strategy memoized for
 // the lineage is reused) plans exactly what it plans on a snapshot built
 // fresh from the objects left: the same pods, nodes and reasons in the
-// same order. ev is used for every plan.
-func CheckReplan(t *testing.T, s framework.Strategy, objs snapshot.Objects, remove []*v1.Pod, ev framework.Evictor) {
+// same order. ev is used for every plan, opts for every snapshot.
+func CheckReplan(t *testing.T, s framework.Strategy, objs snapshot.Objects, opts snapshot.Options, remove []*v1.Pod,
+	ev framework.Evictor) {
 	t.Helper()
 	ctx := context.Background()
-	origin, err := snapshot.New(objs, snapshot.Options{})
+	origin, err := snapshot.New(objs, opts)
 	if err != nil {
 		t.Fatalf("snapshot: %v", err)
 	}
@@ -29,7 +30,7 @@ func CheckReplan(t *testing.T, s framework.Strategy, objs snapshot.Objects, remo
 	}
 	rest := objs
 	rest.Pods = slices.DeleteFunc(slices.Clone(objs.Pods), func(p *v1.Pod) bool { return slices.Contains(remove, p) })
-	fresh, err := snapshot.New(rest, snapshot.Options{})
+	fresh, err := snapshot.New(rest, opts)
 	if err != nil {
 		t.Fatalf("snapshot without the removed pods: %v", err)
 	}

@@ -75,30 +75,38 @@ type restarted struct {
 	seq      int // discovery order: node, namespace, name
 }
 
+// memoKey keys a strategy's restarted pods in a snapshot memo.
+type memoKey struct{ s *TooManyRestarts }
+
+// overThreshold is a pod of node node of a lineage's origin that matches
+// every rule but the evictor's (they depend on the pod alone).
+type overThreshold struct {
+	restarted
+	node int
+	pi   *snapshot.PodInfo
+}
+
 // Plan proposes every pod whose restarts reach the threshold, most restarts
-// first. See the package documentation for the rules.
+// first. See the package documentation for the rules. The pods matching
+// every rule but the evictor's are found once per snapshot lineage
+// (snapshot.Memo); a re-plan asks the evictor about those still there.
 func (s *TooManyRestarts) Plan(ctx context.Context, snap *snapshot.Snapshot, ev framework.Evictor) ([]framework.Candidate, error) {
 	logger := klog.FromContext(ctx).WithValues("strategy", PluginName)
 	detail := logger.V(4)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", PluginName, err)
+	}
 	var found []restarted
-	for _, ni := range snap.Nodes() {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("%s: %w", PluginName, err)
+	for _, o := range snap.Memo(memoKey{s: s}, func(origin *snapshot.Snapshot) any { return s.scan(origin) }).([]overThreshold) {
+		if !snap.Present(o.node, o.pi) || !podfilter.Evictable(ev, o.pod) {
+			continue
 		}
-		for _, pi := range ni.Pods {
-			pod := pi.Pod
-			if !s.matcher.Match(pod) {
-				continue
-			}
-			restarts := s.restarts(pod)
-			if restarts < s.threshold || !s.inState(pod) || !podfilter.Evictable(ev, pod) {
-				continue
-			}
-			if detail.Enabled() {
-				detail.Info("Pod has too many restarts", "pod", klog.KObj(pod), "node", ni.Name(), "restarts", restarts)
-			}
-			found = append(found, restarted{pod: pod, node: ni.Name(), restarts: restarts, seq: len(found)})
+		if detail.Enabled() {
+			detail.Info("Pod has too many restarts", "pod", klog.KObj(o.pod), "node", o.restarted.node, "restarts", o.restarts)
 		}
+		f := o.restarted
+		f.seq = len(found)
+		found = append(found, f)
 	}
 	// Equal counts keep node, namespace, name order.
 	slices.SortFunc(found, func(a, b restarted) int {
@@ -110,6 +118,24 @@ func (s *TooManyRestarts) Plan(ctx context.Context, snap *snapshot.Snapshot, ev 
 	}
 	logger.V(2).Info("Planned evictions", "candidates", len(out), "threshold", s.threshold)
 	return out, nil
+}
+
+// scan returns, node by node, the pods of origin that match every rule
+// but the evictor's.
+func (s *TooManyRestarts) scan(origin *snapshot.Snapshot) []overThreshold {
+	var out []overThreshold
+	for i, ni := range origin.Nodes() {
+		for _, pi := range ni.Pods {
+			pod := pi.Pod
+			if !s.matcher.Match(pod) {
+				continue
+			}
+			if restarts := s.restarts(pod); restarts >= s.threshold && s.inState(pod) {
+				out = append(out, overThreshold{restarted: restarted{pod: pod, node: ni.Name(), restarts: restarts}, node: i, pi: pi})
+			}
+		}
+	}
+	return out
 }
 
 // restarts sums the restart counts of the containers (and of the init

@@ -225,3 +225,21 @@ func candidateNames(cs []framework.Candidate) []string {
 	}
 	return out
 }
+
+// TestReplanOnWorkingSnapshot: the pods over the threshold are found once
+// per snapshot lineage; a re-plan keeps those still there, most restarts
+// first. Threshold 5: a (7) and b (5) on n1, c (9) on n2 reach it, d (4)
+// does not; e/denied (8) does but the evictor refuses it.
+func TestReplanOnWorkingSnapshot(t *testing.T) {
+	pods := []*v1.Pod{pod("x", "a", 7).Obj(), pod("x", "b", 5).Obj(), pod("x", "c", 9).Node("n2").Obj(),
+		pod("x", "d", 4).Obj(), pod("e", "denied", 8).Obj()}
+	objs := snapshot.Objects{Nodes: []*v1.Node{builders.MakeNode("n1").Obj(), builders.MakeNode("n2").Obj()}, Pods: pods}
+	s, err := New(&Args{PodRestartThreshold: 5}, framework.Deps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := fakes.Evictor{Deny: map[string]bool{"e/denied": true}}
+	for _, remove := range [][]*v1.Pod{nil, {pods[0]}, {pods[2]}, {pods[0], pods[1], pods[3]}} {
+		fakes.CheckReplan(t, s, objs, snapshot.Options{Now: now}, remove, ev)
+	}
+}

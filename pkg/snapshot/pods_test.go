@@ -2,8 +2,10 @@ package snapshot
 
 import (
 	"testing"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/usage-descheduler/descheduler/test/builders"
 )
@@ -35,5 +37,26 @@ func TestNodePodsAreCappedRuns(t *testing.T) {
 	_ = append(n1.Pods, &PodInfo{Pod: builders.MakePod("default", "z").Obj()})
 	if got := n2.Pods[0].Pod.Name; got != "c" {
 		t.Errorf("after appending to n1's pods, n2's first pod is %q, want c", got)
+	}
+}
+
+// TestPodMetricsSorted: New sorts a pod series given out of order (t2, t1
+// becomes t1, t2) unless the objects say every pod series is sorted
+// already (the collectors' stores keep them so), in which case it takes
+// them as they are.
+func TestPodMetricsSorted(t *testing.T) {
+	t1 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	t2 := t1.Add(time.Minute)
+	for _, sorted := range []bool{false, true} {
+		objs := Objects{PodMetrics: map[types.NamespacedName]Series{{Namespace: "a", Name: "p"}: {{Time: t2}, {Time: t1}}},
+			PodMetricsSorted: sorted}
+		s, err := New(objs, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := s.PodSamples("a", "p")
+		if first := got[0].Time; first.Equal(t1) == sorted {
+			t.Errorf("PodMetricsSorted %v: first sample at %v", sorted, first)
+		}
 	}
 }

@@ -67,12 +67,15 @@ func New(objs Objects, opts Options) (*Snapshot, error) {
 		namespaces:      make(map[string]*v1.Namespace, len(objs.Namespaces)),
 		pvcs:            make(map[types.NamespacedName]*v1.PersistentVolumeClaim, len(objs.PersistentVolumeClaims)),
 		nodeUsage:       sortedSeries(objs.NodeMetrics),
-		podUsage:        sortedSeries(objs.PodMetrics),
+		podUsage:        objs.PodMetrics,
 		nodeMetric:      sortedPoints(objs.NodeMetricResource),
 		history:         opts.History,
 		workloads:       newWorkloadIndex(objs),
 	}
 	s.lineage = &lineage{origin: s}
+	if !objs.PodMetricsSorted {
+		s.podUsage = sortedSeries(objs.PodMetrics)
+	}
 	for _, n := range objs.Nodes {
 		if _, dup := s.byName[n.Name]; dup {
 			return nil, fmt.Errorf("node %q appears twice", n.Name)

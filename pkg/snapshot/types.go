@@ -92,6 +92,10 @@ type Objects struct {
 	NodeMetrics map[string]Series
 	// PodMetrics are usage samples per pod.
 	PodMetrics map[types.NamespacedName]Series
+	// PodMetricsSorted tells New that every PodMetrics series is in time
+	// order already (the collectors' stores keep them so), so it does not
+	// check them; otherwise New sorts any series that is not.
+	PodMetricsSorted bool
 	// NodeMetricResource are, per node name, the percentages (0-100) of
 	// the upstream MetricResource: the value of
 	// metricsUtilization.prometheus.query (in [0, 1]) times 100.

@@ -60,4 +60,11 @@
 // not compensated by others, so nothing beyond the minimum is ever evicted;
 // the next cycle sees the new layout. A controller whose pod fits no
 // receiving node is not tried again within the group.
+//
+// Cost. Which pods are live, the constraints each declares, the live pods
+// of each namespace with their label indexes and the eligible nodes of
+// each node key depend on pods and nodes alone: they are worked out once
+// per snapshot lineage (snapshot.Memo), and a re-plan on the cycle's
+// working snapshot walks only the pods left, numbering the groups by
+// their first declaring pod left and mapping the indexes to those pods.
 package removepodsviolatingtopologyspreadconstraint

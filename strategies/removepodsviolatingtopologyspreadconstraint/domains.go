@@ -19,11 +19,16 @@ type podEntry struct {
 }
 
 // nsPods are the live pods of one namespace with label indexes built on
-// first use.
+// first use, from the lineage's (see lineage.go).
 type nsPods struct {
 	name    string
 	entries []podEntry
-	byKey   map[string]map[string][]int // label key -> value -> positions in entries
+	// origin is the namespace's pods in the lineage's origin; remap maps
+	// their positions to positions in entries (-1: gone), nil when entries
+	// are the origin's.
+	origin *nsIndex
+	remap  []int32
+	byKey  map[string]map[string][]int // label key -> value -> positions in entries
 }
 
 // candidates are the pods that may match a selector.
@@ -67,14 +72,26 @@ func (n *nsPods) withAnyValue(key string, values []string) []int {
 	return out
 }
 
+// labelIndex returns the positions in entries of the pods carrying label
+// key, by value: the origin's index, mapped to the pods left.
 func (n *nsPods) labelIndex(key string) map[string][]int {
+	from := n.origin.labelIndex(key)
+	if n.remap == nil {
+		return from
+	}
 	if idx, ok := n.byKey[key]; ok {
 		return idx
 	}
-	idx := map[string][]int{}
-	for i, e := range n.entries {
-		if v, ok := e.pi.Pod.Labels[key]; ok {
-			idx[v] = append(idx[v], i)
+	idx := make(map[string][]int, len(from))
+	for v, positions := range from {
+		var left []int
+		for _, i := range positions {
+			if j := n.remap[i]; j >= 0 {
+				left = append(left, int(j))
+			}
+		}
+		if len(left) > 0 {
+			idx[v] = left
 		}
 	}
 	if n.byKey == nil {

@@ -32,19 +32,29 @@ type constraint struct {
 type grouper struct {
 	allowed []v1.UnsatisfiableConstraintAction
 	w       keyWriter
-	index   map[string]int // identity key -> position in groups, -1 if invalid
-	groups  []*constraint
+	index   map[string]int32 // identity key -> position in declared
+	// declared are the distinct allowed constraints in the order first
+	// shown.
+	declared []declared
+	ids      []int32 // add's result, reused
+}
+
+// declared is a distinct constraint: parsed, or why it could not be.
+type declared struct {
+	c   *constraint
+	err error
 }
 
 func newGrouper(allowed []v1.UnsatisfiableConstraintAction) *grouper {
-	return &grouper{allowed: allowed, index: map[string]int{}}
+	return &grouper{allowed: allowed, index: map[string]int32{}}
 }
 
-// add records the pod's allowed constraints. It returns an error for each
-// new constraint whose selector cannot be parsed; that constraint is
-// skipped.
-func (g *grouper) add(pod *v1.Pod) []error {
-	var errs []error
+// add returns the positions in g.declared of the pod's allowed
+// constraints, recording the new ones; a new constraint whose selector
+// cannot be parsed is recorded with its error. The result is valid until
+// the next call.
+func (g *grouper) add(pod *v1.Pod) []int32 {
+	g.ids = g.ids[:0]
 	for i := range pod.Spec.TopologySpreadConstraints {
 		c := &pod.Spec.TopologySpreadConstraints[i]
 		if !slices.Contains(g.allowed, c.WhenUnsatisfiable) {
@@ -54,20 +64,17 @@ func (g *grouper) add(pod *v1.Pod) []error {
 		g.w.nodePart(pod, c)
 		nodeLen := len(g.w.buf)
 		g.w.restPart(pod, c)
-		if _, known := g.index[string(g.w.buf)]; known {
-			continue
+		id, known := g.index[string(g.w.buf)]
+		if !known {
+			key := string(g.w.buf)
+			parsed, err := newConstraint(pod, c, key[:nodeLen])
+			id = int32(len(g.declared))
+			g.index[key] = id
+			g.declared = append(g.declared, declared{c: parsed, err: err})
 		}
-		key := string(g.w.buf)
-		parsed, err := newConstraint(pod, c, key[:nodeLen])
-		if err != nil {
-			g.index[key] = -1
-			errs = append(errs, err)
-			continue
-		}
-		g.index[key] = len(g.groups)
-		g.groups = append(g.groups, parsed)
+		g.ids = append(g.ids, id)
 	}
-	return errs
+	return g.ids
 }
 
 // newConstraint parses a constraint declared by pod, applying the API

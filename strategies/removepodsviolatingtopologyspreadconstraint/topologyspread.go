@@ -63,7 +63,10 @@ type planner struct {
 	matcher    podfilter.Matcher
 	nodeFit    bool
 	namespaces map[string]*nsPods
-	topologies map[string]*topology // by constraint.nodeKey
+	// groups are the valid constraints in the order of their first
+	// declaring pod.
+	groups     []*constraint
+	topologies map[string]*topology // by constraint.nodeKey, the lineage's
 	chosen     map[*v1.Pod]bool
 	counter    counter
 	out        []framework.Candidate
@@ -72,49 +75,18 @@ type planner struct {
 
 // Plan groups the constraints, measures each group's skew and balances the
 // groups that exceed maxSkew, in the order the groups were first seen.
+// What depends on pods and nodes alone is kept for the snapshot lineage
+// (see lineage.go).
 func (s *Strategy) Plan(ctx context.Context, snap *snapshot.Snapshot, ev framework.Evictor) ([]framework.Candidate, error) {
+	l := snap.Memo(memoKey{s: s}, func(origin *snapshot.Snapshot) any { return s.scanLineage(origin) }).(*lineage)
 	p := &planner{nodes: snap.Nodes(), ev: ev, budget: ev.Budget(), matcher: s.matcher, nodeFit: s.nodeFit,
-		namespaces: map[string]*nsPods{}, topologies: map[string]*topology{}, chosen: map[*v1.Pod]bool{},
+		namespaces: map[string]*nsPods{}, topologies: l.topologies, chosen: map[*v1.Pod]bool{},
 		logger: klog.FromContext(ctx).WithValues("strategy", PluginName)}
-	g := newGrouper(s.constraints)
-	p.index(g)
-	for _, c := range g.groups {
+	p.index(snap, l)
+	for _, c := range p.groups {
 		p.balanceGroup(c)
 	}
 	return p.out, nil
-}
-
-// index files every live pod under its namespace and collects the
-// constraints of those that declare any.
-func (p *planner) index(g *grouper) {
-	var ns *nsPods // the last namespace seen: a node's pods are sorted by namespace
-	for pos, ni := range p.nodes {
-		for _, pi := range ni.Pods {
-			if snapshot.IsTerminal(pi.Pod) || pi.Pod.DeletionTimestamp != nil {
-				continue
-			}
-			if ns == nil || ns.name != pi.Pod.Namespace {
-				ns = p.namespace(pi.Pod.Namespace)
-			}
-			ns.entries = append(ns.entries, podEntry{pi: pi, node: pos})
-			if len(pi.Pod.Spec.TopologySpreadConstraints) == 0 {
-				continue
-			}
-			for _, err := range g.add(pi.Pod) {
-				p.logger.V(2).Info("Skipping invalid topology spread constraint", "err", err)
-			}
-		}
-	}
-}
-
-// namespace returns the pods of namespace name, creating the entry.
-func (p *planner) namespace(name string) *nsPods {
-	ns := p.namespaces[name]
-	if ns == nil {
-		ns = &nsPods{name: name}
-		p.namespaces[name] = ns
-	}
-	return ns
 }
 
 // balanceGroup counts one group and balances it when it violates maxSkew.

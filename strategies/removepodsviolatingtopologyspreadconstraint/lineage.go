@@ -1,0 +1,171 @@
+package removepodsviolatingtopologyspreadconstraint
+
+import (
+	"github.com/usage-descheduler/descheduler/pkg/snapshot"
+)
+
+// A strategy plans again on the cycle's working snapshot, which is the
+// first one less the pods evicted so far. What depends on the pods and
+// nodes alone is worked out once per snapshot lineage (snapshot.Memo):
+// which pods are live, the constraints each declares, the live pods of
+// each namespace with their label indexes, and the eligible nodes of each
+// node key. A plan on a working snapshot then only walks the pods left,
+// numbering the groups in the order of their first declaring pod left
+// and mapping the label indexes to the pods left, as a fresh plan would.
+
+// memoKey keys a strategy's lineage in a snapshot memo.
+type memoKey struct{ s *Strategy }
+
+// lineage is what every plan of one snapshot lineage shares.
+type lineage struct {
+	// pods are, per origin node and per origin pod, the pod's facts.
+	pods [][]podFacts
+	// decls holds the constraints declared by the pods: pod facts name a
+	// range of it.
+	decls []int32
+	// declared are the distinct allowed constraints, in the order of
+	// their first declaring pod in the origin.
+	declared []declared
+	// namespaces are the origin's live pods by namespace.
+	namespaces map[string]*nsIndex
+	// topologies are the eligible nodes by constraint node key.
+	topologies map[string]*topology
+}
+
+// podFacts is what a plan needs of one origin pod.
+type podFacts struct {
+	live bool
+	// entry is the pod's position among its namespace's live pods.
+	entry int32
+	// first and n locate the constraints it declares in lineage.decls.
+	first, n int32
+}
+
+// nsIndex is the origin's live pods of one namespace with label indexes
+// built on first use.
+type nsIndex struct {
+	entries []podEntry
+	byKey   map[string]map[string][]int // label key -> value -> positions in entries
+}
+
+// scanLineage reads the origin's pods: liveness, namespaces and declared
+// constraints.
+func (s *Strategy) scanLineage(origin *snapshot.Snapshot) *lineage {
+	l := &lineage{pods: make([][]podFacts, len(origin.Nodes())), namespaces: map[string]*nsIndex{},
+		topologies: map[string]*topology{}}
+	g := newGrouper(s.constraints)
+	var ns *nsIndex // the last namespace seen: a node's pods are sorted by namespace
+	var nsName string
+	for pos, ni := range origin.Nodes() {
+		facts := make([]podFacts, len(ni.Pods))
+		for j, pi := range ni.Pods {
+			pod := pi.Pod
+			if snapshot.IsTerminal(pod) || pod.DeletionTimestamp != nil {
+				continue
+			}
+			if ns == nil || nsName != pod.Namespace {
+				ns, nsName = l.namespace(pod.Namespace), pod.Namespace
+			}
+			facts[j] = podFacts{live: true, entry: int32(len(ns.entries)), first: int32(len(l.decls))}
+			ns.entries = append(ns.entries, podEntry{pi: pi, node: pos})
+			if len(pod.Spec.TopologySpreadConstraints) > 0 {
+				ids := g.add(pod)
+				l.decls = append(l.decls, ids...)
+				facts[j].n = int32(len(ids))
+			}
+		}
+		l.pods[pos] = facts
+	}
+	l.declared = g.declared
+	return l
+}
+
+// namespace returns the origin's live pods of namespace name, creating the
+// entry.
+func (l *lineage) namespace(name string) *nsIndex {
+	ns := l.namespaces[name]
+	if ns == nil {
+		ns = &nsIndex{}
+		l.namespaces[name] = ns
+	}
+	return ns
+}
+
+// labelIndex returns the origin's index of label key in the namespace.
+func (n *nsIndex) labelIndex(key string) map[string][]int {
+	if idx, ok := n.byKey[key]; ok {
+		return idx
+	}
+	idx := map[string][]int{}
+	for i, e := range n.entries {
+		if v, ok := e.pi.Pod.Labels[key]; ok {
+			idx[v] = append(idx[v], i)
+		}
+	}
+	if n.byKey == nil {
+		n.byKey = map[string]map[string][]int{}
+	}
+	n.byKey[key] = idx
+	return idx
+}
+
+// index files every live pod of snap under its namespace and collects,
+// in the order of their first declaring pod, the constraints of those
+// that declare any; an invalid constraint is logged when first met.
+func (p *planner) index(snap *snapshot.Snapshot, l *lineage) {
+	seen := make([]bool, len(l.declared))
+	identity := snap == snap.Origin()
+	var ns *nsPods
+	var pos []int32
+	for n, ni := range snap.Nodes() {
+		facts := l.pods[n]
+		pos = snap.OriginPositions(n, pos[:0])
+		for k, j := range pos {
+			f := facts[j]
+			if !f.live {
+				continue
+			}
+			pod := ni.Pods[k].Pod
+			if ns == nil || ns.name != pod.Namespace {
+				ns = p.namespace(pod.Namespace, l, identity)
+			}
+			if !identity {
+				ns.remap[f.entry] = int32(len(ns.entries))
+				ns.entries = append(ns.entries, podEntry{pi: ni.Pods[k], node: n})
+			}
+			for _, id := range l.decls[f.first : f.first+f.n] {
+				if seen[id] {
+					continue
+				}
+				seen[id] = true
+				if d := l.declared[id]; d.c != nil {
+					p.groups = append(p.groups, d.c)
+				} else {
+					p.logger.V(2).Info("Skipping invalid topology spread constraint", "err", d.err)
+				}
+			}
+		}
+	}
+}
+
+// namespace returns the live pods of namespace name, creating the entry:
+// on the origin the lineage's own, else an empty list to fill and a map
+// from the origin's positions to it.
+func (p *planner) namespace(name string, l *lineage, identity bool) *nsPods {
+	ns := p.namespaces[name]
+	if ns != nil {
+		return ns
+	}
+	origin := l.namespaces[name]
+	ns = &nsPods{name: name, origin: origin}
+	if identity {
+		ns.entries = origin.entries
+	} else {
+		ns.remap = make([]int32, len(origin.entries))
+		for i := range ns.remap {
+			ns.remap[i] = -1
+		}
+	}
+	p.namespaces[name] = ns
+	return ns
+}

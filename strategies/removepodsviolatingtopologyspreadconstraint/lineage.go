@@ -34,7 +34,8 @@ type lineage struct {
 
 // podFacts is what a plan needs of one origin pod.
 type podFacts struct {
-	live bool
+	// ns is the live pod's namespace (nil: the pod is not live).
+	ns *nsIndex
 	// entry is the pod's position among its namespace's live pods.
 	entry int32
 	// first and n locate the constraints it declares in lineage.decls.
@@ -44,6 +45,7 @@ type podFacts struct {
 // nsIndex is the origin's live pods of one namespace with label indexes
 // built on first use.
 type nsIndex struct {
+	name    string
 	entries []podEntry
 	byKey   map[string]map[string][]int // label key -> value -> positions in entries
 }
@@ -55,7 +57,6 @@ func (s *Strategy) scanLineage(origin *snapshot.Snapshot) *lineage {
 		topologies: map[string]*topology{}}
 	g := newGrouper(s.constraints)
 	var ns *nsIndex // the last namespace seen: a node's pods are sorted by namespace
-	var nsName string
 	for pos, ni := range origin.Nodes() {
 		facts := make([]podFacts, len(ni.Pods))
 		for j, pi := range ni.Pods {
@@ -63,10 +64,10 @@ func (s *Strategy) scanLineage(origin *snapshot.Snapshot) *lineage {
 			if snapshot.IsTerminal(pod) || pod.DeletionTimestamp != nil {
 				continue
 			}
-			if ns == nil || nsName != pod.Namespace {
-				ns, nsName = l.namespace(pod.Namespace), pod.Namespace
+			if ns == nil || ns.name != pod.Namespace {
+				ns = l.namespace(pod.Namespace)
 			}
-			facts[j] = podFacts{live: true, entry: int32(len(ns.entries)), first: int32(len(l.decls))}
+			facts[j] = podFacts{ns: ns, entry: int32(len(ns.entries)), first: int32(len(l.decls))}
 			ns.entries = append(ns.entries, podEntry{pi: pi, node: pos})
 			if len(pod.Spec.TopologySpreadConstraints) > 0 {
 				ids := g.add(pod)
@@ -85,7 +86,7 @@ func (s *Strategy) scanLineage(origin *snapshot.Snapshot) *lineage {
 func (l *lineage) namespace(name string) *nsIndex {
 	ns := l.namespaces[name]
 	if ns == nil {
-		ns = &nsIndex{}
+		ns = &nsIndex{name: name}
 		l.namespaces[name] = ns
 	}
 	return ns
@@ -111,61 +112,67 @@ func (n *nsIndex) labelIndex(key string) map[string][]int {
 
 // index files every live pod of snap under its namespace and collects,
 // in the order of their first declaring pod, the constraints of those
-// that declare any; an invalid constraint is logged when first met.
+// that declare any; an invalid constraint is logged when first met. On the
+// origin that is the lineage's own, already in that order.
 func (p *planner) index(snap *snapshot.Snapshot, l *lineage) {
+	if snap == snap.Origin() {
+		for name, ns := range l.namespaces {
+			p.namespaces[name] = &nsPods{name: name, entries: ns.entries, origin: ns}
+		}
+		for _, d := range l.declared {
+			p.declare(d)
+		}
+		return
+	}
 	seen := make([]bool, len(l.declared))
-	identity := snap == snap.Origin()
-	var ns *nsPods
+	var ns *nsPods // the last namespace seen: a node's pods are sorted by namespace
 	var pos []int32
 	for n, ni := range snap.Nodes() {
 		facts := l.pods[n]
 		pos = snap.OriginPositions(n, pos[:0])
 		for k, j := range pos {
 			f := facts[j]
-			if !f.live {
+			if f.ns == nil {
 				continue
 			}
-			pod := ni.Pods[k].Pod
-			if ns == nil || ns.name != pod.Namespace {
-				ns = p.namespace(pod.Namespace, l, identity)
+			if ns == nil || ns.origin != f.ns {
+				ns = p.namespace(f.ns)
 			}
-			if !identity {
-				ns.remap[f.entry] = int32(len(ns.entries))
-				ns.entries = append(ns.entries, podEntry{pi: ni.Pods[k], node: n})
-			}
+			ns.remap[f.entry] = int32(len(ns.entries))
+			ns.entries = append(ns.entries, podEntry{pi: ni.Pods[k], node: n})
 			for _, id := range l.decls[f.first : f.first+f.n] {
-				if seen[id] {
-					continue
-				}
-				seen[id] = true
-				if d := l.declared[id]; d.c != nil {
-					p.groups = append(p.groups, d.c)
-				} else {
-					p.logger.V(2).Info("Skipping invalid topology spread constraint", "err", d.err)
+				if !seen[id] {
+					seen[id] = true
+					p.declare(l.declared[id])
 				}
 			}
 		}
 	}
 }
 
-// namespace returns the live pods of namespace name, creating the entry:
-// on the origin the lineage's own, else an empty list to fill and a map
-// from the origin's positions to it.
-func (p *planner) namespace(name string, l *lineage, identity bool) *nsPods {
-	ns := p.namespaces[name]
+// declare adds a constraint met for the first time to the groups, or logs
+// why it cannot be one.
+func (p *planner) declare(d declared) {
+	if d.c != nil {
+		p.groups = append(p.groups, d.c)
+		return
+	}
+	p.logger.V(2).Info("Skipping invalid topology spread constraint", "err", d.err)
+}
+
+// namespace returns the pods left of the origin's namespace origin,
+// creating the entry: an empty list to fill and a map from the origin's
+// positions to it.
+func (p *planner) namespace(origin *nsIndex) *nsPods {
+	ns := p.namespaces[origin.name]
 	if ns != nil {
 		return ns
 	}
-	origin := l.namespaces[name]
-	ns = &nsPods{name: name, origin: origin}
-	if identity {
-		ns.entries = origin.entries
-	} else {
-		ns.remap = make([]int32, len(origin.entries))
-		for i := range ns.remap {
-			ns.remap[i] = -1
-		}
+	ns = &nsPods{name: origin.name, origin: origin, entries: make([]podEntry, 0, len(origin.entries)),
+		remap: make([]int32, len(origin.entries))}
+	for i := range ns.remap {
+		ns.remap[i] = -1
 	}
-	p.namespaces[name] = ns
+	p.namespaces[origin.name] = ns
 	return ns
 }

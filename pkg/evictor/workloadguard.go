@@ -21,7 +21,7 @@ import (
 type WorkloadGuard struct {
 	snap     *snapshot.Snapshot
 	pdbs     []guardedPDB
-	byNS     map[string][]int // PDB indexes per namespace
+	byNS     map[string]*pdbIndex // PDB indexes per namespace
 	evicted  map[snapshot.WorkloadRef]int32
 	pdbTaken []int32
 }
@@ -36,13 +36,18 @@ type guardedPDB struct {
 // whose selector does not parse selects nothing here (the Eviction API
 // has the last word).
 func NewWorkloadGuard(snap *snapshot.Snapshot) *WorkloadGuard {
-	g := &WorkloadGuard{snap: snap, byNS: map[string][]int{}, evicted: map[snapshot.WorkloadRef]int32{}}
+	g := &WorkloadGuard{snap: snap, byNS: map[string]*pdbIndex{}, evicted: map[snapshot.WorkloadRef]int32{}}
 	for _, pdb := range snap.PDBs() {
 		sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
 		if err != nil {
 			continue
 		}
-		g.byNS[pdb.Namespace] = append(g.byNS[pdb.Namespace], len(g.pdbs))
+		x := g.byNS[pdb.Namespace]
+		if x == nil {
+			x = &pdbIndex{}
+			g.byNS[pdb.Namespace] = x
+		}
+		x.add(len(g.pdbs), sel)
 		g.pdbs = append(g.pdbs, guardedPDB{pdb: pdb, sel: sel})
 	}
 	g.pdbTaken = make([]int32, len(g.pdbs))
@@ -72,18 +77,21 @@ func (g *WorkloadGuard) check(pod *v1.Pod, b *WorkloadBudget, explain bool) Verd
 		return Verdict{Allowed: true}
 	}
 	set := labels.Set(pod.Labels)
-	candidates := g.byNS[pod.Namespace]
-	covered := slices.ContainsFunc(candidates, func(i int) bool { return g.pdbs[i].sel.Matches(set) })
+	x := g.byNS[pod.Namespace]
+	selects := func(i int) bool { return g.pdbs[i].sel.Matches(set) }
+	covered := x.any(set, selects)
 	v := judgeWorkload(w, workloadState{evicted: g.evicted[w.Ref], covered: covered, failing: failing(pod)}, b, explain)
 	if !v.Allowed || !covered {
 		return v
 	}
 	unready := notReady(pod)
-	for _, i := range candidates {
-		if !g.pdbs[i].sel.Matches(set) {
-			continue
-		}
-		if v := g.checkPDB(i, unready, explain); !v.Allowed {
+	if !explain {
+		refused := x.any(set, func(i int) bool { return selects(i) && !g.checkPDB(i, unready, false).Allowed })
+		return Verdict{Allowed: !refused, Reason: refusedIf(refused, SkipPDBExhausted)}
+	}
+	// The first refusing PDB, in the snapshot's order, is the one named.
+	for _, i := range g.covering(pod) {
+		if v := g.checkPDB(i, unready, true); !v.Allowed {
 			return v
 		}
 	}
@@ -173,14 +181,18 @@ func refusedIf(refused bool, r SkipReason) SkipReason {
 	return ""
 }
 
-// covering returns the indexes of the PDBs selecting pod.
+// covering returns the indexes of the PDBs selecting pod, in the
+// snapshot's order.
 func (g *WorkloadGuard) covering(pod *v1.Pod) []int {
 	var out []int
-	for _, i := range g.byNS[pod.Namespace] {
-		if g.pdbs[i].sel.Matches(labels.Set(pod.Labels)) {
+	set := labels.Set(pod.Labels)
+	g.byNS[pod.Namespace].any(set, func(i int) bool {
+		if g.pdbs[i].sel.Matches(set) {
 			out = append(out, i)
 		}
-	}
+		return false
+	})
+	slices.Sort(out)
 	return out
 }
 

@@ -65,22 +65,22 @@ func templateKey(pod *v1.Pod) string {
 // nodeSelector and required node affinity, and with every
 // NoSchedule/NoExecute taint tolerated. As upstream, a template that fits
 // fewer than two nodes adds nothing. Free resources are deliberately not
-// checked (see the package documentation).
-func feasibleNodes(templates []template, nodes []*snapshot.NodeInfo) int {
-	union := make([]bool, len(nodes))
-	fits := make([]int, 0, len(nodes))
-	for _, t := range templates {
-		affinity := nodeaffinity.GetRequiredNodeAffinity(t.pod)
-		fits = fits[:0]
-		for i, ni := range nodes {
-			if couldRun(t.pod, affinity, ni) {
-				fits = append(fits, i)
-			}
+// checked (see the package documentation). Where a template could run
+// depends on the nodes alone, so fits keeps it for the snapshot lineage.
+func feasibleNodes(templates []template, nodes []*snapshot.NodeInfo, fits *templateFits) int {
+	if len(templates) == 1 {
+		if n := len(fits.of(templates[0], nodes)); n >= 2 {
+			return n
 		}
-		if len(fits) < 2 {
+		return 0
+	}
+	union := make([]bool, len(nodes))
+	for _, t := range templates {
+		f := fits.of(t, nodes)
+		if len(f) < 2 {
 			continue
 		}
-		for _, i := range fits {
+		for _, i := range f {
 			union[i] = true
 		}
 	}
@@ -91,6 +91,32 @@ func feasibleNodes(templates []template, nodes []*snapshot.NodeInfo) int {
 		}
 	}
 	return n
+}
+
+// templateFits are, per template key, the positions of the nodes the
+// template could run on.
+type templateFits struct {
+	byKey map[string][]int32
+}
+
+// of returns the positions of the nodes t could run on, working them out
+// on first use.
+func (f *templateFits) of(t template, nodes []*snapshot.NodeInfo) []int32 {
+	if fits, ok := f.byKey[t.key]; ok {
+		return fits
+	}
+	affinity := nodeaffinity.GetRequiredNodeAffinity(t.pod)
+	var fits []int32
+	for i, ni := range nodes {
+		if couldRun(t.pod, affinity, ni) {
+			fits = append(fits, int32(i))
+		}
+	}
+	if f.byKey == nil {
+		f.byKey = map[string][]int32{}
+	}
+	f.byKey[t.key] = fits
+	return fits
 }
 
 func couldRun(pod *v1.Pod, affinity nodeaffinity.RequiredNodeAffinity, ni *snapshot.NodeInfo) bool {

@@ -74,13 +74,14 @@ func (x *index) dupGroups() int {
 // first pod, which is deterministic because nodes and pods are sorted.
 // Which group a pod belongs to depends on the pod alone, so it is worked
 // out once per snapshot lineage (see assignment) and a re-plan on a
-// working snapshot only regroups the pods that are left.
-func (d *RemoveDuplicates) buildIndex(snap *snapshot.Snapshot) *index {
+// working snapshot only regroups the pods that are left. The lineage's
+// feasible nodes per template are returned with the index.
+func (d *RemoveDuplicates) buildIndex(snap *snapshot.Snapshot) (*index, *templateFits) {
 	a := snap.Memo(memoKey{d: d}, func(origin *snapshot.Snapshot) any { return d.assignOrigin(origin.Nodes()) }).(*assignment)
 	x := &index{}
 	ids := x.regroup(a, snap)
 	x.place(snap.Nodes(), ids)
-	return x
+	return x, &a.fits
 }
 
 // memoKey keys a RemoveDuplicates' assignment in a snapshot lineage.
@@ -93,6 +94,8 @@ type assignment struct {
 	ids [][]int32
 	// keys are the groups in the order of their first pod in the origin.
 	keys []groupKey
+	// fits are the feasible nodes per template, filled as plans ask.
+	fits templateFits
 }
 
 // assignOrigin works out the group of every pod of the origin's nodes.

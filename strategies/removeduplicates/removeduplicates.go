@@ -60,14 +60,17 @@ type planner struct {
 	logger klog.Logger
 	nodes  []*snapshot.NodeInfo
 	ev     framework.Evictor
-	out    []framework.Candidate
+	// fits are the lineage's feasible nodes per template.
+	fits *templateFits
+	out  []framework.Candidate
 }
 
 // Plan returns, per node holding more pods of one owner group than
 // ceil(replicas / feasible nodes), the excess pods, last by name first.
 func (d *RemoveDuplicates) Plan(ctx context.Context, snap *snapshot.Snapshot, ev framework.Evictor) ([]framework.Candidate, error) {
 	p := &planner{d: d, logger: klog.FromContext(ctx), nodes: snap.Nodes(), ev: ev}
-	x := d.buildIndex(snap)
+	x, fits := d.buildIndex(snap)
+	p.fits = fits
 	// Each duplicated group keeps at least one pod, which bounds the plan.
 	p.out = make([]framework.Candidate, 0, len(x.members)-x.dupGroups())
 	for i := range x.groups {
@@ -93,7 +96,7 @@ type limit struct {
 // planGroup splits the group's pods into per-node runs and plans each run
 // above the cap.
 func (p *planner) planGroup(g *groupInfo, pods []member) {
-	lim := groupLimit(pods, g.replicas, p.nodes)
+	lim := groupLimit(pods, g.replicas, p.nodes, p.fits)
 	if lim.feasible < 2 {
 		if v := p.logger.V(2); v.Enabled() {
 			v.Info("Duplicates can run on fewer than two nodes; not evicting",
@@ -115,9 +118,9 @@ func (p *planner) planGroup(g *groupInfo, pods []member) {
 
 // groupLimit computes allowed = ceil(replicas / feasible nodes) for a group
 // whose pods, ordered by node, are pods.
-func groupLimit(pods []member, replicas int, nodes []*snapshot.NodeInfo) limit {
+func groupLimit(pods []member, replicas int, nodes []*snapshot.NodeInfo, fits *templateFits) limit {
 	lim := limit{replicas: replicas}
-	lim.feasible = feasibleNodes(duplicateTemplates(pods), nodes)
+	lim.feasible = feasibleNodes(duplicateTemplates(pods), nodes, fits)
 	if lim.feasible > 0 {
 		lim.allowed = (replicas + lim.feasible - 1) / lim.feasible
 	}

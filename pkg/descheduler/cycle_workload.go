@@ -40,9 +40,13 @@ func (os Observers) EvictionSkipped(ctx context.Context, s Skip) {
 // allowedByWorkload asks the cycle's workload guard about ev under the
 // profile's args; a refusal is recorded in the report, told to the
 // Observer and remembered so the strategies' views leave the pod out.
+// The sentence with the numbers is only written for refusals.
 func (r *run) allowedByWorkload(ctx context.Context, ev evictor.Eviction, args *evictor.DefaultEvictorArgs) bool {
+	if r.guard.Allows(ev.Pod, workloadBudgetOf(args)) {
+		return true
+	}
 	v := r.guard.Check(ev.Pod, workloadBudgetOf(args))
-	if v.Allowed {
+	if v.Allowed { // Allows and Check agree; kept in case they ever do not
 		return true
 	}
 	klog.FromContext(ctx).V(2).Info("Eviction skipped by the workload budget", "pod", klog.KObj(ev.Pod),

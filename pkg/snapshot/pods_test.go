@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -57,6 +58,24 @@ func TestPodMetricsSorted(t *testing.T) {
 		got := s.PodSamples("a", "p")
 		if first := got[0].Time; first.Equal(t1) == sorted {
 			t.Errorf("PodMetricsSorted %v: first sample at %v", sorted, first)
+		}
+	}
+}
+
+// BenchmarkNew builds the snapshot of benchCluster(5000, 30) with the pods
+// in a random order, as informers list them, and the pod series marked
+// sorted, as the live usage join hands them over: the per-cycle cost of
+// New in a live run.
+func BenchmarkNew(b *testing.B) {
+	objs := benchCluster(5000, 30)
+	rng := rand.New(rand.NewPCG(7, 8))
+	rng.Shuffle(len(objs.Pods), func(i, j int) { objs.Pods[i], objs.Pods[j] = objs.Pods[j], objs.Pods[i] })
+	objs.PodMetricsSorted = true
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if _, err := New(objs, Options{Now: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

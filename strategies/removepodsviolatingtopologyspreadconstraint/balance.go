@@ -26,8 +26,11 @@ type balancer struct {
 	noFit     map[types.UID]bool // controllers whose pods fit no receiver
 }
 
+// newBalancer returns the balancer of one group; its receivers reuse the
+// planner's buffer, as groups are balanced one at a time.
 func newBalancer(p *planner, c *constraint, doms []*domain) *balancer {
-	return &balancer{p: p, c: c, doms: doms, floorZero: len(doms) < c.minDomains, noFit: map[types.UID]bool{}}
+	return &balancer{p: p, c: c, doms: doms, floorZero: len(doms) < c.minDomains, noFit: map[types.UID]bool{},
+		receivers: p.receivers[:0]}
 }
 
 // run computes the fewest moves, the share of each donor domain, and takes
@@ -139,6 +142,7 @@ func (b *balancer) setReceivers(shares []int, top int) {
 			b.receivers = append(b.receivers, b.p.nodes[pos])
 		}
 	}
+	b.p.receivers = b.receivers
 }
 
 // reason states the violated rule with the group's counts before moving:

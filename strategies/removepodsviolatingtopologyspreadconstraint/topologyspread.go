@@ -69,8 +69,10 @@ type planner struct {
 	topologies map[string]*topology // by constraint.nodeKey, the lineage's
 	chosen     map[*v1.Pod]bool
 	counter    counter
-	out        []framework.Candidate
-	logger     klog.Logger
+	// receivers is the buffer of the group being balanced (see balancer).
+	receivers []*snapshot.NodeInfo
+	out       []framework.Candidate
+	logger    klog.Logger
 }
 
 // Plan groups the constraints, measures each group's skew and balances the

@@ -137,6 +137,7 @@ func (x *index) regroup(a *assignment, snap *snapshot.Snapshot) []int32 {
 		total += len(ni.Pods)
 	}
 	ids := make([]int32, 0, total)
+	x.groups = make([]groupInfo, 0, len(a.keys))
 	renumbered := make([]int32, len(a.keys))
 	for i := range renumbered {
 		renumbered[i] = -1

@@ -240,11 +240,18 @@ func isOwnerKind(kind string) bool {
 }
 
 // imagesKey joins the pod's container images, sorted. Single-container
-// pods, the common case, need no allocation.
+// pods, the common case, need no allocation; two-container pods one.
 func imagesKey(pod *v1.Pod) string {
 	cs := pod.Spec.Containers
-	if len(cs) == 1 {
+	switch len(cs) {
+	case 1:
 		return cs[0].Image
+	case 2:
+		a, b := cs[0].Image, cs[1].Image
+		if b < a {
+			a, b = b, a
+		}
+		return a + " " + b
 	}
 	images := make([]string, len(cs))
 	for i := range cs {

@@ -2,6 +2,7 @@ package removeduplicates
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -334,5 +335,32 @@ func TestReplanOnWorkingSnapshot(t *testing.T) {
 	objs := snapshot.Objects{Nodes: nodes("n1", "n2", "n3"), Pods: pods}
 	for _, remove := range [][]*v1.Pod{nil, {pods[6]}, {pods[0]}, {pods[0], pods[3], pods[4]}, {pods[7], pods[8]}} {
 		fakes.CheckReplan(t, s, objs, snapshot.Options{}, remove, fakes.Evictor{})
+	}
+}
+
+// TestImagesKey: the images are joined in sorted order whatever the
+// container count (the two-container case has its own path).
+func TestImagesKey(t *testing.T) {
+	pod := func(images ...string) *v1.Pod {
+		p := builders.MakePod("default", "p").Obj()
+		p.Spec.Containers = nil
+		for i, img := range images {
+			p.Spec.Containers = append(p.Spec.Containers, v1.Container{Name: fmt.Sprint("c", i), Image: img})
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		images []string
+		want   string
+	}{
+		{[]string{"b"}, "b"},
+		{[]string{"b", "a"}, "a b"},
+		{[]string{"a", "b"}, "a b"},
+		{[]string{"c", "a", "b"}, "a b c"},
+		{nil, ""},
+	} {
+		if got := imagesKey(pod(tc.images...)); got != tc.want {
+			t.Errorf("imagesKey(%q) = %q, want %q", tc.images, got, tc.want)
+		}
 	}
 }

@@ -111,6 +111,9 @@ func (c *Cycle) run(ctx context.Context, snap *snapshot.Snapshot, recorded func(
 		}
 	}
 	r.report.Final = r.working
+	// The strategies' memoized indexes are not needed past the cycle; the
+	// report's snapshots would keep them alive.
+	snap.ClearMemo()
 	return r.report
 }
 

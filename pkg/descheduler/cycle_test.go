@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	v1 "k8s.io/api/core/v1"
+
 	"github.com/usage-descheduler/descheduler/pkg/evictor"
 	"github.com/usage-descheduler/descheduler/pkg/framework"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
@@ -179,4 +181,37 @@ func defaultArgs() *evictor.DefaultEvictorArgs {
 	a := &evictor.DefaultEvictorArgs{}
 	a.Default()
 	return a
+}
+
+// memoStrategy memoizes a value on the lineage of every snapshot it plans
+// on and counts how often the value is built.
+type memoStrategy struct{ builds int }
+
+type memoStrategyKey struct{}
+
+func (s *memoStrategy) Name() string { return "Memo" }
+
+func (s *memoStrategy) Plan(_ context.Context, snap *snapshot.Snapshot, _ framework.Evictor) ([]framework.Candidate, error) {
+	snap.Memo(memoStrategyKey{}, func(*snapshot.Snapshot) any { s.builds++; return s.builds })
+	return nil, nil
+}
+
+// TestCycleClearsTheMemo: what strategies memoized for the cycle's
+// snapshots is dropped when the cycle ends (the report keeps the
+// snapshots): one build during the cycle, a second one on the report's
+// final snapshot afterwards.
+func TestCycleClearsTheMemo(t *testing.T) {
+	snap, err := snapshot.New(snapshot.Objects{Nodes: []*v1.Node{builders.MakeNode("n1").Obj()}}, snapshot.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &memoStrategy{}
+	c := &Cycle{Profiles: []Profile{{Name: "p", Deschedule: []framework.Strategy{s}}}, Executor: evictor.DryRunExecutor{}}
+	rep := c.Run(context.Background(), snap)
+	if s.builds != 1 {
+		t.Fatalf("%d builds during the cycle, want 1", s.builds)
+	}
+	if rep.Final.Memo(memoStrategyKey{}, func(*snapshot.Snapshot) any { s.builds++; return s.builds }); s.builds != 2 {
+		t.Errorf("%d builds after the cycle, want 2 (the memo was kept)", s.builds)
+	}
 }

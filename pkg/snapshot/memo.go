@@ -38,6 +38,17 @@ func (s *Snapshot) Memo(key any, build func(origin *Snapshot) any) any {
 	return v
 }
 
+// ClearMemo drops every value memoized for s's lineage; a later Memo
+// builds its value again. The cycle calls it when it ends, so what its
+// strategies memoized does not live on with the snapshots its report
+// keeps.
+func (s *Snapshot) ClearMemo() {
+	l := s.lineage
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.values = nil
+}
+
 // Present reports whether pi, a pod of node i of s.Origin(), is still on
 // that node in s: s differs from its origin only by the pods WithoutPods
 // removed, which Removed lists.

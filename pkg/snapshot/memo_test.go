@@ -49,11 +49,15 @@ func TestLineage(t *testing.T) {
 	if v1, v2 := s1.Memo(key{}, build), s2.Memo(key{}, build); v1 != 4 || v2 != 4 || builds != 1 {
 		t.Errorf("memo values %v, %v after %d builds, want 4 (the origin's pods), 4 after 1", v1, v2, builds)
 	}
+	s2.ClearMemo()
+	if s1.Memo(key{}, build); builds != 2 {
+		t.Errorf("%d builds after ClearMemo and Memo, want 2", builds)
+	}
 	fresh, err := New(objs, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fresh.Memo(key{}, build); builds != 2 {
-		t.Errorf("%d builds after a new snapshot's memo, want 2", builds)
+	if fresh.Memo(key{}, build); builds != 3 {
+		t.Errorf("%d builds after a new snapshot's memo, want 3", builds)
 	}
 }

@@ -21,8 +21,10 @@ func (s *Snapshot) Origin() *Snapshot { return s.lineage.origin }
 // working snapshot keeps there what it computed from pods and nodes alone
 // (not from what was removed), so the re-plan does not compute it again.
 // key should be of a type private to the caller's package; the value lives
-// as long as the lineage's snapshots. Safe for concurrent use; build runs
-// under the lineage's lock.
+// as long as the lineage's snapshots or until ClearMemo. Memo is safe for
+// concurrent use and build runs under the lineage's lock (so build must
+// not call Memo); a value that fills itself lazily afterwards, as the
+// strategies' caches do, is for one goroutine at a time, as a cycle plans.
 func (s *Snapshot) Memo(key any, build func(origin *Snapshot) any) any {
 	l := s.lineage
 	l.mu.Lock()

@@ -11,15 +11,16 @@ import (
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 )
 
-// groupKey identifies one owner group: the controller (kind, namespace,
-// name and UID, so a controller recreated under the same name is a new
-// group) and the sorted container images of its pods.
+// groupKey identifies the owner of a group: the controller (kind,
+// namespace, name and UID, so a controller recreated under the same name
+// is a new group). The pods of a group also have the same sorted
+// container images (sameImages): an owner whose pods differ in images has
+// one group per image list.
 type groupKey struct {
 	kind      string
 	namespace string
 	name      string
 	uid       types.UID
-	images    string
 }
 
 // member is one counted pod of a duplicated group and its node.
@@ -41,6 +42,9 @@ type groupInfo struct {
 	dup bool
 	// start and filled locate a duplicated group's pods in index.members.
 	start, filled int
+	// rep is a pod of the group: its images are the group's (only while
+	// assigning the origin).
+	rep *v1.Pod
 	// next chains groups of the same owner (differing only in images); -1
 	// ends the chain.
 	next int32
@@ -116,7 +120,7 @@ func (d *RemoveDuplicates) assignOrigin(nodes []*snapshot.NodeInfo) *assignment 
 				all = append(all, -1)
 				continue
 			}
-			all = append(all, int32(x.group(byOwner, key).id))
+			all = append(all, int32(x.group(byOwner, key, pi.Pod).id))
 		}
 		a.ids[n] = all[from:len(all):len(all)]
 	}
@@ -167,17 +171,18 @@ func (x *index) regroup(a *assignment, snap *snapshot.Snapshot) []int32 {
 	return ids
 }
 
-// group finds or creates the group of key. Groups are looked up by owner
-// UID, hashing one string, and told apart by their full key.
-func (x *index) group(byOwner map[string]int32, key groupKey) *groupInfo {
+// group finds or creates the group of pod, whose owner is key. Groups are
+// looked up by owner UID, hashing one string, and told apart by their
+// owner and images.
+func (x *index) group(byOwner map[string]int32, key groupKey, pod *v1.Pod) *groupInfo {
 	owner := string(key.uid)
 	if owner == "" {
 		owner = key.kind + "/" + key.namespace + "/" + key.name
 	}
 	head, seen := byOwner[owner]
 	for id := head; seen && id >= 0; id = x.groups[id].next {
-		if x.groups[id].key == key {
-			return &x.groups[id]
+		if g := &x.groups[id]; g.key == key && sameImages(g.rep, pod) {
+			return g
 		}
 	}
 	if !seen {
@@ -185,7 +190,7 @@ func (x *index) group(byOwner map[string]int32, key groupKey) *groupInfo {
 	}
 	id := len(x.groups)
 	byOwner[owner] = int32(id)
-	x.groups = append(x.groups, groupInfo{key: key, id: id, lastNode: -1, next: head})
+	x.groups = append(x.groups, groupInfo{key: key, rep: pod, id: id, lastNode: -1, next: head})
 	return &x.groups[id]
 }
 
@@ -225,8 +230,7 @@ func (d *RemoveDuplicates) keyOf(pod *v1.Pod) (groupKey, bool) {
 	if ref == nil || !isOwnerKind(ref.Kind) {
 		return groupKey{}, false
 	}
-	return groupKey{kind: ref.Kind, namespace: pod.Namespace, name: ref.Name, uid: ref.UID,
-		images: imagesKey(pod)}, true
+	return groupKey{kind: ref.Kind, namespace: pod.Namespace, name: ref.Name, uid: ref.UID}, true
 }
 
 // isOwnerKind reports whether pods of a controller of this kind can be
@@ -237,6 +241,36 @@ func isOwnerKind(kind string) bool {
 		return true
 	}
 	return false
+}
+
+// sameImages reports whether imagesKey(a) == imagesKey(b) without building
+// either when both pods have the same one or two images (the pods of one
+// controller, nearly always).
+func sameImages(a, b *v1.Pod) bool {
+	ca, cb := a.Spec.Containers, b.Spec.Containers
+	if len(ca) == len(cb) {
+		switch len(ca) {
+		case 1:
+			if ca[0].Image == cb[0].Image {
+				return true
+			}
+		case 2:
+			a0, a1 := sorted2(ca[0].Image, ca[1].Image)
+			b0, b1 := sorted2(cb[0].Image, cb[1].Image)
+			if a0 == b0 && a1 == b1 {
+				return true
+			}
+		}
+	}
+	return imagesKey(a) == imagesKey(b)
+}
+
+// sorted2 returns x and y in order.
+func sorted2(x, y string) (string, string) {
+	if y < x {
+		return y, x
+	}
+	return x, y
 }
 
 // imagesKey joins the pod's container images, sorted. Single-container

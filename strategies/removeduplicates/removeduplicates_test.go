@@ -339,7 +339,9 @@ func TestReplanOnWorkingSnapshot(t *testing.T) {
 }
 
 // TestImagesKey: the images are joined in sorted order whatever the
-// container count (the two-container case has its own path).
+// container count (the two-container case has its own path), and
+// sameImages agrees with comparing the joined keys, also where different
+// lists join alike ("a b" alone and "a", "b").
 func TestImagesKey(t *testing.T) {
 	pod := func(images ...string) *v1.Pod {
 		p := builders.MakePod("default", "p").Obj()
@@ -349,18 +351,16 @@ func TestImagesKey(t *testing.T) {
 		}
 		return p
 	}
-	for _, tc := range []struct {
-		images []string
-		want   string
-	}{
-		{[]string{"b"}, "b"},
-		{[]string{"b", "a"}, "a b"},
-		{[]string{"a", "b"}, "a b"},
-		{[]string{"c", "a", "b"}, "a b c"},
-		{nil, ""},
-	} {
-		if got := imagesKey(pod(tc.images...)); got != tc.want {
-			t.Errorf("imagesKey(%q) = %q, want %q", tc.images, got, tc.want)
+	lists := [][]string{{"b"}, {"b", "a"}, {"a", "b"}, {"c", "a", "b"}, {"a b"}, {"a", "b c"}, {"a b", "c"}, {"a", "c"}, nil}
+	want := []string{"b", "a b", "a b", "a b c", "a b", "a b c", "a b c", "a c", ""}
+	for i, l := range lists {
+		if got := imagesKey(pod(l...)); got != want[i] {
+			t.Errorf("imagesKey(%q) = %q, want %q", l, got, want[i])
+		}
+		for j, m := range lists {
+			if got := sameImages(pod(l...), pod(m...)); got != (want[i] == want[j]) {
+				t.Errorf("sameImages(%q, %q) = %v, want %v", l, m, got, want[i] == want[j])
+			}
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package removepodsviolatingtopologyspreadconstraint
 
 import (
+	v1 "k8s.io/api/core/v1"
+
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 )
 
@@ -18,7 +20,10 @@ type memoKey struct{ s *Strategy }
 
 // lineage is what every plan of one snapshot lineage shares.
 type lineage struct {
-	// pods are, per origin node and per origin pod, the pod's facts.
+	origin  *snapshot.Snapshot
+	grouper *grouper
+	// pods are, per origin node and per origin pod, the pod's facts; nil
+	// until a plan on a working snapshot needs them (see facts).
 	pods [][]podFacts
 	// decls holds the constraints declared by the pods: pod facts name a
 	// range of it.
@@ -47,38 +52,72 @@ type podFacts struct {
 type nsIndex struct {
 	name    string
 	entries []podEntry
-	byKey   map[string]map[string][]int // label key -> value -> positions in entries
+	// filled counts the entries facts has numbered so far.
+	filled int32
+	byKey  map[string]map[string][]int // label key -> value -> positions in entries
 }
 
-// scanLineage reads the origin's pods: liveness, namespaces and declared
-// constraints.
+// scanLineage reads the origin's pods: the live ones by namespace and the
+// constraints they declare.
 func (s *Strategy) scanLineage(origin *snapshot.Snapshot) *lineage {
-	l := &lineage{pods: make([][]podFacts, len(origin.Nodes())), namespaces: map[string]*nsIndex{},
+	l := &lineage{origin: origin, grouper: newGrouper(s.constraints), namespaces: map[string]*nsIndex{},
 		topologies: map[string]*topology{}}
-	g := newGrouper(s.constraints)
 	var ns *nsIndex // the last namespace seen: a node's pods are sorted by namespace
 	for pos, ni := range origin.Nodes() {
-		facts := make([]podFacts, len(ni.Pods))
-		for j, pi := range ni.Pods {
+		for _, pi := range ni.Pods {
 			pod := pi.Pod
-			if snapshot.IsTerminal(pod) || pod.DeletionTimestamp != nil {
+			if !live(pod) {
 				continue
 			}
 			if ns == nil || ns.name != pod.Namespace {
 				ns = l.namespace(pod.Namespace)
 			}
-			facts[j] = podFacts{ns: ns, entry: int32(len(ns.entries)), first: int32(len(l.decls))}
 			ns.entries = append(ns.entries, podEntry{pi: pi, node: pos})
 			if len(pod.Spec.TopologySpreadConstraints) > 0 {
-				ids := g.add(pod)
+				l.grouper.add(pod)
+			}
+		}
+	}
+	l.declared = l.grouper.declared
+	return l
+}
+
+// live reports whether the pod counts: neither finished nor terminating.
+func live(pod *v1.Pod) bool {
+	return !snapshot.IsTerminal(pod) && pod.DeletionTimestamp == nil
+}
+
+// facts returns every origin pod's facts, reading the origin again on
+// first use (a plan on the origin itself never needs them): the same walk
+// as scanLineage, so namespaces' positions and constraints' ids agree.
+func (l *lineage) facts() [][]podFacts {
+	if l.pods != nil {
+		return l.pods
+	}
+	nodes := l.origin.Nodes()
+	l.pods = make([][]podFacts, len(nodes))
+	var ns *nsIndex
+	for pos, ni := range nodes {
+		facts := make([]podFacts, len(ni.Pods))
+		for j, pi := range ni.Pods {
+			pod := pi.Pod
+			if !live(pod) {
+				continue
+			}
+			if ns == nil || ns.name != pod.Namespace {
+				ns = l.namespaces[pod.Namespace]
+			}
+			facts[j] = podFacts{ns: ns, entry: ns.filled, first: int32(len(l.decls))}
+			ns.filled++
+			if len(pod.Spec.TopologySpreadConstraints) > 0 {
+				ids := l.grouper.add(pod)
 				l.decls = append(l.decls, ids...)
 				facts[j].n = int32(len(ids))
 			}
 		}
 		l.pods[pos] = facts
 	}
-	l.declared = g.declared
-	return l
+	return l.pods
 }
 
 // namespace returns the origin's live pods of namespace name, creating the
@@ -125,10 +164,11 @@ func (p *planner) index(snap *snapshot.Snapshot, l *lineage) {
 		return
 	}
 	seen := make([]bool, len(l.declared))
+	all := l.facts()
 	var ns *nsPods // the last namespace seen: a node's pods are sorted by namespace
 	var pos []int32
 	for n, ni := range snap.Nodes() {
-		facts := l.pods[n]
+		facts := all[n]
 		pos = snap.OriginPositions(n, pos[:0])
 		for k, j := range pos {
 			f := facts[j]

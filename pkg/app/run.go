@@ -173,6 +173,9 @@ func runLive(ctx context.Context, o *RunOptions) error {
 		gatherer = nil
 	}
 	server := NewServer(gatherer)
+	if o.Server.Profiling {
+		server.EnableProfiling()
+	}
 	synced := NewFlag("informer caches not synced yet")
 	server.AddReadinessCheck(ReadinessCheck{Name: "informers", Check: synced.Check})
 	usageSet, err := startCollectors(ctx, policy, cfg, registry)

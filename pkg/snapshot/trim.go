@@ -191,21 +191,44 @@ func trimState(s v1.ContainerState) v1.ContainerState {
 // Updates a pod or node (evictions go through the Eviction API with the
 // pod's uid; the soft taint sends a JSON merge patch of the node's taints
 // and owners annotation only, conditional on the cached resourceVersion).
+//
+// The pods and nodes it returns carry this transform's marker as their
+// only managedFields entry (no API object has it: it is recognised by
+// identity, not content), and it returns a marked object as is. client-go's
+// streaming list passes every object through the transform twice, into its
+// temporary store and again on Replace; trimming again would hold a
+// second trimmed copy of the whole cache next to the first until the
+// informer has processed the Replace (docs/benchmarks.md, "Live 5,000
+// nodes").
 func InformerTransform() cache.TransformFunc {
 	share := newLiveSharer()
+	marker := []metav1.ManagedFieldsEntry{{Manager: "usage-descheduler-informer-transform"}}
 	return func(obj any) (any, error) {
 		switch o := obj.(type) {
 		case *v1.Pod:
+			if marked(o.ManagedFields, marker) {
+				return o, nil
+			}
 			p := TrimPod(o)
 			share.trimmedPod(p)
+			p.ManagedFields = marker
 			return p, nil
 		case *v1.Node:
+			if marked(o.ManagedFields, marker) {
+				return o, nil
+			}
 			n := TrimNode(o)
 			share.trimmedNode(n)
+			n.ManagedFields = marker
 			return n, nil
 		}
 		return dropManagedFields(obj)
 	}
+}
+
+// marked reports whether fields is the marker slice itself.
+func marked(fields, marker []metav1.ManagedFieldsEntry) bool {
+	return len(fields) == 1 && &fields[0] == &marker[0]
 }
 
 // TrimObjects returns objs as the live informers would hold them: copies

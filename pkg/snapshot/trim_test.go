@@ -88,3 +88,34 @@ func TestInformerTransformShares(t *testing.T) {
 		t.Error("equal tolerations of different workloads are not shared")
 	}
 }
+
+// TestInformerTransformOnce: an object the transform returned comes back
+// as is when passed through it again (client-go's streaming list
+// transforms each object into its temporary store, then again on Replace;
+// a second trim would hold a second copy of the whole cache while the
+// first is still referenced), for pods and nodes; an untrimmed object
+// with managedFields like the marker's is still trimmed.
+func TestInformerTransformOnce(t *testing.T) {
+	tr := snapshot.InformerTransform()
+	for _, obj := range []any{builders.MakePod("ns", "p").Node("n1").Req("100m", "64Mi").Obj(),
+		builders.MakeNode("n1").Capacity("4", "8Gi", 110).Obj()} {
+		first, err := tr(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := tr(first)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again != first {
+			t.Errorf("%T: transforming a transformed object made a new one", obj)
+		}
+	}
+	trimmed, _ := tr(builders.MakePod("ns", "q").Node("n1").Obj())
+	full := builders.MakePod("ns", "q").Node("n1").Obj()
+	full.ManagedFields = append(full.ManagedFields, trimmed.(*v1.Pod).ManagedFields...)
+	full.Spec.Hostname = "kept-only-untrimmed"
+	if out, _ := tr(full); out == any(full) || out.(*v1.Pod).Spec.Hostname != "" {
+		t.Error("a full pod carrying a copy of the marker was not trimmed")
+	}
+}

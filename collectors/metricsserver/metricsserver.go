@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 	metricsclientset "k8s.io/metrics/pkg/client/clientset/versioned"
 
@@ -48,6 +50,53 @@ func New(client metricsclientset.Interface, s collectors.Settings) (*Collector, 
 // fetch lists every NodeMetrics and every PodMetrics (all namespaces), one
 // request each. A failure of one list does not discard the other.
 func (c *Collector) fetch(ctx context.Context, _ time.Time) (window.Batch, error) {
+	var batch window.Batch
+	var problems collectors.Problems
+	var errs []error
+	rc := restClient(c.client)
+	if rc == nil {
+		return c.fetchTyped(ctx)
+	}
+	var err error
+	if batch.Nodes, err = streamList(ctx, rc, "nodes", func(r io.Reader) ([]window.NodeSample, error) {
+		return DecodeNodes(r, &problems)
+	}); err != nil {
+		errs = append(errs, explain("NodeMetrics", err))
+	}
+	if batch.Pods, err = streamList(ctx, rc, "pods", func(r io.Reader) ([]window.PodSample, error) {
+		return DecodePods(r, &problems)
+	}); err != nil {
+		errs = append(errs, explain("PodMetrics", err))
+	}
+	return batch, errors.Join(append(errs, problems.Err())...)
+}
+
+// restClient returns the REST client of the metrics.k8s.io clientset, or
+// nil when it has none (the fake clientset of tests), which is then read
+// through its typed List.
+func restClient(client metricsclientset.Interface) *rest.RESTClient {
+	rc, ok := client.MetricsV1beta1().RESTClient().(*rest.RESTClient)
+	if !ok || rc == nil {
+		return nil
+	}
+	return rc
+}
+
+// streamList GETs the list of resource (nodes or pods, all namespaces) and
+// decodes the response body as it arrives, never holding all of it.
+func streamList[T any](ctx context.Context, rc *rest.RESTClient, resource string,
+	decode func(io.Reader) ([]T, error)) ([]T, error) {
+	body, err := rc.Get().Resource(resource).SetHeader("Accept", "application/json").Stream(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer body.Close()
+	return decode(body)
+}
+
+// fetchTyped is fetch through the typed clientset (decoding whole lists
+// into the metrics.k8s.io types), for clients without a REST client.
+func (c *Collector) fetchTyped(ctx context.Context) (window.Batch, error) {
 	var batch window.Batch
 	var problems collectors.Problems
 	var errs []error

@@ -61,7 +61,7 @@ func (it *nodeItem) reset() {
 	it.Metadata.Name.reset()
 	it.Timestamp.reset()
 	it.Window.reset()
-	it.Usage = usage{}
+	it.Usage.clear()
 }
 
 // reset empties the item; the containers keep their buffers (the decoder
@@ -74,7 +74,7 @@ func (it *podItem) reset() {
 	all := it.Containers[:cap(it.Containers)]
 	for i := range all {
 		all[i].Name.reset()
-		all[i].Usage = usage{}
+		all[i].Usage.clear()
 	}
 	it.Containers = it.Containers[:0]
 }
@@ -98,7 +98,7 @@ func DecodeNodes(r io.Reader, problems *collectors.Problems) ([]window.NodeSampl
 		if err != nil {
 			return fmt.Errorf("metadata.name: %w", err)
 		}
-		s, msg := usageSample(ts, it.Usage)
+		s, msg := usageSample(ts, &it.Usage)
 		if msg != "" {
 			found.addf("NodeMetrics %s: %s", name, msg)
 			return nil
@@ -147,7 +147,7 @@ func DecodePods(r io.Reader, problems *collectors.Problems) ([]window.PodSample,
 		}
 		var total snapshot.Sample
 		for i := range it.Containers {
-			s, msg := usageSample(ts, it.Containers[i].Usage)
+			s, msg := usageSample(ts, &it.Containers[i].Usage)
 			if msg != "" {
 				name, _ := it.Containers[i].Name.str()
 				found.addf("PodMetrics %s/%s: container %s: %s", pod.Namespace, pod.Name, name, msg)
@@ -232,12 +232,17 @@ func (*discard) UnmarshalJSON([]byte) error { return nil }
 // Other keys are skipped.
 func decodeItems(r io.Reader, item any, restart, reset func(), each func() error) error {
 	dec := kjson.NewDecoderCaseSensitivePreserveInts(r)
-	if err := expectDelim(dec, '{'); err != nil {
+	tok, err := dec.Token()
+	switch {
+	case err != nil:
 		return err
+	case tok == nil:
+		return nil // null: no list, as in the typed decode
+	case delim(tok) != '{':
+		return fmt.Errorf("want a JSON object, got %v", tok)
 	}
 	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
+		if tok, err = dec.Token(); err != nil {
 			return err
 		}
 		if tok != "items" {
@@ -292,14 +297,15 @@ func delim(tok any) rune {
 
 // usageSample reads cpu (millicores) and memory (bytes) from u at ts, or
 // returns why it cannot (the messages of the typed path's sample).
-func usageSample(ts time.Time, u usage) (snapshot.Sample, string) {
+func usageSample(ts time.Time, u *usage) (snapshot.Sample, string) {
 	switch {
 	case ts.IsZero():
 		return snapshot.Sample{}, "no timestamp"
 	case !u.hasCPU || !u.hasMemory:
 		return snapshot.Sample{}, "usage lacks cpu or memory"
 	case u.cpu.negative || u.memory.negative:
-		return snapshot.Sample{}, fmt.Sprintf("negative usage (cpu %s, memory %s)", u.cpu.String(), u.memory.String())
+		cpu, memory := u.text()
+		return snapshot.Sample{}, fmt.Sprintf("negative usage (cpu %s, memory %s)", cpu, memory)
 	}
 	return snapshot.Sample{Time: ts, MilliCPU: u.cpu.milli, Memory: u.memory.value}, ""
 }

@@ -21,19 +21,13 @@ type quantity struct {
 	value int64
 	// negative is set for a value below zero (Quantity.Sign() < 0).
 	negative bool
-	// text is the canonical form (Quantity.String), set only when a usage
-	// has a negative value, which is reported with both values.
-	text string
 }
 
-// String returns the canonical form when it was kept.
-func (q quantity) String() string { return q.text }
-
 // quantityText returns the canonical form (Quantity.String) of a raw
-// value that parseQuantity accepted; nil (absent) and null are "0".
+// value that parseQuantity accepted; empty (absent) and null are "0".
 func quantityText(raw []byte) string {
 	var q resource.Quantity
-	if raw != nil {
+	if len(raw) > 0 {
 		_ = q.UnmarshalJSON(raw)
 	}
 	return q.String()

@@ -94,11 +94,25 @@ func checkDuration(r *rawValue) error {
 }
 
 // usage is a container's (or node's) usage object, read like the
-// ResourceList map it is: null or absent is no usage, every value must
-// parse as a quantity, a repeated key keeps its last value.
+// ResourceList map it is: null is no usage, every value must parse as a
+// quantity, a repeated key keeps its last value, and a repeated usage key
+// of one item adds to the earlier object (encoding/json decodes into the
+// map already there).
 type usage struct {
 	cpu, memory       quantity
 	hasCPU, hasMemory bool
+	// cpuRaw and memoryRaw are the values as sent, for messages.
+	cpuRaw, memoryRaw []byte
+}
+
+// clear empties u, keeping its buffers.
+func (u *usage) clear() {
+	*u = usage{cpuRaw: u.cpuRaw[:0], memoryRaw: u.memoryRaw[:0]}
+}
+
+// text returns the canonical forms of cpu and memory (Quantity.String).
+func (u *usage) text() (cpu, memory string) {
+	return quantityText(u.cpuRaw), quantityText(u.memoryRaw)
 }
 
 var errNotObject = errors.New("usage is not a JSON object")
@@ -106,21 +120,17 @@ var errNotObject = errors.New("usage is not a JSON object")
 // UnmarshalJSON reads the object; encoding/json has already checked that
 // data is valid JSON.
 func (u *usage) UnmarshalJSON(data []byte) error {
-	*u = usage{}
 	if string(data) == "null" {
+		u.clear()
 		return nil
 	}
 	if len(data) == 0 || data[0] != '{' {
 		return errNotObject
 	}
-	var cpuRaw, memoryRaw []byte
 	for i := 1; ; {
 		i = skipSpace(data, i)
 		switch data[i] {
 		case '}':
-			if u.cpu.negative || u.memory.negative {
-				u.cpu.text, u.memory.text = quantityText(cpuRaw), quantityText(memoryRaw)
-			}
 			return nil
 		case ',':
 			i++
@@ -145,9 +155,9 @@ func (u *usage) UnmarshalJSON(data []byte) error {
 		}
 		switch string(name) {
 		case "cpu":
-			u.cpu, u.hasCPU, cpuRaw = q, true, raw
+			u.cpu, u.hasCPU, u.cpuRaw = q, true, append(u.cpuRaw[:0], raw...)
 		case "memory":
-			u.memory, u.hasMemory, memoryRaw = q, true, raw
+			u.memory, u.hasMemory, u.memoryRaw = q, true, append(u.memoryRaw[:0], raw...)
 		}
 	}
 }

@@ -134,7 +134,7 @@ func DecodePods(r io.Reader, problems *collectors.Problems) ([]window.PodSample,
 			return err
 		}
 		for i := range it.Containers {
-			if _, err := it.Containers[i].Name.str(); err != nil {
+			if err := it.Containers[i].Name.checkString(); err != nil {
 				return fmt.Errorf("containers[%d].name: %w", i, err)
 			}
 		}

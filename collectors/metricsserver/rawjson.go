@@ -51,6 +51,16 @@ func (r *rawValue) str() (string, error) {
 	return s, nil
 }
 
+// checkString returns the error str would, without allocating for a
+// string without escapes.
+func (r *rawValue) checkString() error {
+	if _, ok := r.stringBytes(); ok || r.null() {
+		return nil
+	}
+	_, err := r.str()
+	return err
+}
+
 // timeCache remembers the last timestamp parsed: the items of one
 // response mostly share a few timestamps (one per scrape of a node).
 type timeCache struct {

@@ -82,9 +82,14 @@ func (it *podItem) reset() {
 // DecodeNodes reads a NodeMetricsList from r into samples, with the rules
 // of NodeSamples.
 func DecodeNodes(r io.Reader, problems *collectors.Problems) ([]window.NodeSample, error) {
+	return decodeNodes(r, problems, 0)
+}
+
+// decodeNodes is DecodeNodes with room for sizeHint samples.
+func decodeNodes(r io.Reader, problems *collectors.Problems, sizeHint int) ([]window.NodeSample, error) {
 	var it nodeItem
 	var times timeCache
-	var out []window.NodeSample
+	out := make([]window.NodeSample, 0, sizeHint)
 	var found pending
 	err := decodeItems(r, &it, func() { out, found = out[:0], pending{} }, it.reset, func() error {
 		ts, err := times.parse(&it.Timestamp)
@@ -116,9 +121,16 @@ func DecodeNodes(r io.Reader, problems *collectors.Problems) ([]window.NodeSampl
 // DecodePods reads a PodMetricsList from r into samples, with the rules of
 // PodSamples. Namespaces are shared between the samples of one response.
 func DecodePods(r io.Reader, problems *collectors.Problems) ([]window.PodSample, error) {
+	return decodePods(r, problems, 0)
+}
+
+// decodePods is DecodePods with room for sizeHint samples (the previous
+// poll's count: growing a 150,000-sample slice by doubling allocates it
+// twice over).
+func decodePods(r io.Reader, problems *collectors.Problems, sizeHint int) ([]window.PodSample, error) {
 	var it podItem
 	var times timeCache
-	var out []window.PodSample
+	out := make([]window.PodSample, 0, sizeHint)
 	var found pending
 	namespaces := map[string]string{}
 	err := decodeItems(r, &it, func() { out, found = out[:0], pending{} }, it.reset, func() error {

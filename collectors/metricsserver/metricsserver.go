@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -28,6 +29,9 @@ const Name = string(api.SourceKubernetesMetrics)
 type Collector struct {
 	*collectors.Poller
 	client metricsclientset.Interface
+	// nodes and pods are the sample counts of the last poll, the room the
+	// next one reserves.
+	nodes, pods atomic.Int64
 }
 
 var _ collectors.Collector = (*Collector)(nil)
@@ -59,14 +63,18 @@ func (c *Collector) fetch(ctx context.Context, _ time.Time) (window.Batch, error
 	}
 	var err error
 	if batch.Nodes, err = streamList(ctx, rc, "nodes", func(r io.Reader) ([]window.NodeSample, error) {
-		return DecodeNodes(r, &problems)
+		return decodeNodes(r, &problems, int(c.nodes.Load()))
 	}); err != nil {
 		errs = append(errs, explain("NodeMetrics", err))
 	}
 	if batch.Pods, err = streamList(ctx, rc, "pods", func(r io.Reader) ([]window.PodSample, error) {
-		return DecodePods(r, &problems)
+		return decodePods(r, &problems, int(c.pods.Load()))
 	}); err != nil {
 		errs = append(errs, explain("PodMetrics", err))
+	}
+	if len(batch.Pods) > 0 { // a failed poll keeps the last count
+		c.nodes.Store(int64(len(batch.Nodes)))
+		c.pods.Store(int64(len(batch.Pods)))
 	}
 	return batch, errors.Join(append(errs, problems.Err())...)
 }

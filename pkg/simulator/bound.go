@@ -141,11 +141,15 @@ const (
 )
 
 // hotNodes describes every node of in over target t, with the pods ev
-// allows to evict (DefaultEvictor Filter; terminal pods are not counted).
+// allows to evict (DefaultEvictor Filter; terminal pods are not counted)
+// whose first eviction guard accepts under budget: a pod whose
+// PodDisruptionBudget allows no disruption, or that its workload budget
+// refuses (a singleton), is not evictable by any strategy.
 // The views are those over target counts; MetricResource is left out,
 // since a pod's share of it is unknown. A pod's usage relief is its
 // aggregated usage, or its requests when that is not known.
-func hotNodes(in explain.Input, t Target, ev *evictor.DefaultEvictor) []hotNode {
+func hotNodes(in explain.Input, t Target, ev *evictor.DefaultEvictor, guard *evictor.WorkloadGuard,
+	budget *evictor.WorkloadBudget) []hotNode {
 	if len(t.Thresholds) == 0 {
 		return nil
 	}
@@ -167,7 +171,7 @@ func hotNodes(in explain.Input, t Target, ev *evictor.DefaultEvictor) []hotNode 
 			continue
 		}
 		for _, pi := range ni.Pods {
-			if snapshot.IsTerminal(pi.Pod) || !ev.Filter(pi.Pod) {
+			if snapshot.IsTerminal(pi.Pod) || !ev.Filter(pi.Pod) || !guard.Check(pi.Pod, budget).Allowed {
 				continue
 			}
 			h.pods = append(h.pods, podRelief(in, ni, pi, t.Requests, useView))
@@ -228,5 +232,9 @@ func firstBound(in explain.Input, t Target) (Bound, error) {
 	if err != nil {
 		return Bound{}, fmt.Errorf("the lower bound's evictor: %w", err)
 	}
-	return lowerBound(hotNodes(in, t, ev)), nil
+	var budget *evictor.WorkloadBudget
+	if args != nil {
+		budget = args.WorkloadBudget
+	}
+	return lowerBound(hotNodes(in, t, ev, evictor.NewWorkloadGuard(in.Snapshot), budget)), nil
 }

@@ -5,6 +5,9 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	b "github.com/usage-descheduler/descheduler/test/builders"
 )
 
 // pods builds reliefs of one dimension.
@@ -172,6 +175,61 @@ func TestSummaryLowerBoundUsesTheProfilesEvictor(t *testing.T) {
 			}
 			if tc.wantBound == 0 && s.EvictionsOverLowerBound != nil {
 				t.Errorf("evictionsOverLowerBound = %v, want nil", *s.EvictionsOverLowerBound)
+			}
+		})
+	}
+}
+
+// The bound counts only the pods the evictor's workload budget and
+// PodDisruptionBudget pre-check would let go on the first cluster: a pod
+// the Eviction API refuses for as long as its budget allows no disruption
+// is not one any strategy could evict. The hotspot cluster with its six
+// workloads w0..w5 as Deployments of 6 (one pod per node): n1 is 16.25
+// points over with pods of 13.75 points each, so the bound is 2. The
+// simulator derives PDB status from the pods: minAvailable 6 of 6 Ready
+// allows 0 disruptions, maxUnavailable 1 allows 1. minAvailable 6 on
+// w0..w4 leaves one evictable pod on n1: 13.75 < 16.25, so n1 counts that
+// 1 pod and is unreachable. On w0 alone it leaves five: still 2.
+// maxUnavailable 1 takes nothing away: the bound is per node, and the
+// first eviction of each pod is judged.
+func TestSummaryLowerBoundLeavesOutRefusedPods(t *testing.T) {
+	tests := []struct {
+		name            string
+		blocked         int  // w0..w(blocked-1) get a PDB
+		all             bool // minAvailable 6 (else maxUnavailable 1)
+		wantBound       int
+		wantUnreachable int
+	}{
+		{name: "no PDB", blocked: 0, wantBound: 2},
+		{name: "one workload allows no disruption", blocked: 1, all: true, wantBound: 2},
+		{name: "five workloads allow no disruption", blocked: 5, all: true, wantBound: 1, wantUnreachable: 1},
+		{name: "five workloads allow one disruption", blocked: 5, wantBound: 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			objs := hotspotCluster()
+			for w := 0; w < 6; w++ {
+				name := fmt.Sprintf("w%d", w)
+				d := b.MakeDeployment("shop", name+"-deploy", 6)
+				objs.Deployments = append(objs.Deployments, d.Obj())
+				objs.ReplicaSets = append(objs.ReplicaSets, d.ReplicaSetFor(name))
+				if w < tc.blocked {
+					pdb := b.MakePDB("shop", name, "app", name).Obj()
+					if tc.all {
+						six := intstr.FromInt32(6)
+						pdb.Spec.MaxUnavailable, pdb.Spec.MinAvailable = nil, &six
+					}
+					objs.PDBs = append(objs.PDBs, pdb)
+				}
+			}
+			res, err := Run(quiet(), objs, t0, configFor(t, fmt.Sprintf(hotspotPolicy, true, ""), 1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := res.Summary
+			if s.LowerBound != tc.wantBound || s.LowerBoundUnreachable != tc.wantUnreachable {
+				t.Errorf("lowerBound %d (unreachable %d), want %d (%d)",
+					s.LowerBound, s.LowerBoundUnreachable, tc.wantBound, tc.wantUnreachable)
 			}
 		})
 	}

@@ -104,7 +104,10 @@
 // Summary.LowerBound judges the decisions against the cluster of cycle 1
 // alone (lowerBound, hotNodes): every node over target (as
 // Stats.NodesOverTarget says, per view and resource) sheds pods that the
-// target profile's DefaultEvictor Filter allows, busiest first: while some
+// target profile's DefaultEvictor Filter allows and whose first eviction
+// the workload budget and PodDisruptionBudget pre-check
+// (evictor.WorkloadGuard, on a guard with no eviction recorded) accepts,
+// busiest first: while some
 // (view, resource) is over, the pod relieving the worst-over one most
 // goes, its relief subtracted from every resource (usage view: its
 // aggregated usage, its requests when unknown; request view: its

@@ -132,6 +132,7 @@ func TestParseEntry(t *testing.T) {
 // TestReadSettingsProfile: PROFILE=1 asks for heap profiles and keeps the
 // work directory they are saved in; without it neither.
 func TestReadSettingsProfile(t *testing.T) {
+	t.Setenv("BENCH_KEEP", "")
 	t.Setenv("PROFILE", "1")
 	s, err := readSettings()
 	if err != nil || !s.profile || !s.keep {

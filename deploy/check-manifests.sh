@@ -57,7 +57,7 @@ for f in "$@"; do
 	must "$f" 'path: /readyz' "readiness probe"
 	must "$f" '^ *limits:' "resource limits"
 	must "$f" '^ *requests:' "resource requests"
-	must "$f" 'resource: limits.memory' "GOMEMLIMIT from the memory limit"
+	mustnot "$f" 'name: GOMEMLIMIT' "GOMEMLIMIT left to the binary (90% of the memory limit)"
 	must "$f" '--policy-config-file=/policy-dir/policy.yaml' "the mounted policy"
 	mustnot "$f" 'privileged: true|hostNetwork: true|hostPID: true' "privileged pod"
 	# Least-privilege RBAC: no wildcards, no destructive or escalating verbs.

@@ -67,3 +67,31 @@ func benchIngest(b *testing.B, nodeCount, podCount int) {
 		poll()
 	}
 }
+
+// BenchmarkDecodePods decodes one PodMetricsList response of 30×N pods as
+// metrics-server sends it (realisticPods: two containers each), through
+// the typed path (the whole list into the metrics.k8s.io types, then
+// PodSamples) and the streaming decoder (DecodePods).
+func BenchmarkDecodePods(b *testing.B) {
+	for _, n := range []int{1000, 5000} {
+		data := realisticPods(30 * n)
+		b.Run(fmt.Sprintf("nodes=%d/typed", n), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for range b.N {
+				if _, _, err := typedPods(data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("nodes=%d/stream", n), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for range b.N {
+				if _, _, err := streamPods(data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

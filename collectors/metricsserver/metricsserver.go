@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"sync/atomic"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 	metricsclientset "k8s.io/metrics/pkg/client/clientset/versioned"
 
@@ -26,6 +29,9 @@ const Name = string(api.SourceKubernetesMetrics)
 type Collector struct {
 	*collectors.Poller
 	client metricsclientset.Interface
+	// nodes and pods are the sample counts of the last poll, the room the
+	// next one reserves.
+	nodes, pods atomic.Int64
 }
 
 var _ collectors.Collector = (*Collector)(nil)
@@ -48,6 +54,57 @@ func New(client metricsclientset.Interface, s collectors.Settings) (*Collector, 
 // fetch lists every NodeMetrics and every PodMetrics (all namespaces), one
 // request each. A failure of one list does not discard the other.
 func (c *Collector) fetch(ctx context.Context, _ time.Time) (window.Batch, error) {
+	var batch window.Batch
+	var problems collectors.Problems
+	var errs []error
+	rc := restClient(c.client)
+	if rc == nil {
+		return c.fetchTyped(ctx)
+	}
+	var err error
+	if batch.Nodes, err = streamList(ctx, rc, "nodes", func(r io.Reader) ([]window.NodeSample, error) {
+		return decodeNodes(r, &problems, int(c.nodes.Load()))
+	}); err != nil {
+		errs = append(errs, explain("NodeMetrics", err))
+	}
+	if batch.Pods, err = streamList(ctx, rc, "pods", func(r io.Reader) ([]window.PodSample, error) {
+		return decodePods(r, &problems, int(c.pods.Load()))
+	}); err != nil {
+		errs = append(errs, explain("PodMetrics", err))
+	}
+	if len(batch.Pods) > 0 { // a failed poll keeps the last count
+		c.nodes.Store(int64(len(batch.Nodes)))
+		c.pods.Store(int64(len(batch.Pods)))
+	}
+	return batch, errors.Join(append(errs, problems.Err())...)
+}
+
+// restClient returns the REST client of the metrics.k8s.io clientset, or
+// nil when it has none (the fake clientset of tests), which is then read
+// through its typed List.
+func restClient(client metricsclientset.Interface) *rest.RESTClient {
+	rc, ok := client.MetricsV1beta1().RESTClient().(*rest.RESTClient)
+	if !ok || rc == nil {
+		return nil
+	}
+	return rc
+}
+
+// streamList GETs the list of resource (nodes or pods, all namespaces) and
+// decodes the response body as it arrives, never holding all of it.
+func streamList[T any](ctx context.Context, rc *rest.RESTClient, resource string,
+	decode func(io.Reader) ([]T, error)) ([]T, error) {
+	body, err := rc.Get().Resource(resource).SetHeader("Accept", "application/json").Stream(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer body.Close()
+	return decode(body)
+}
+
+// fetchTyped is fetch through the typed clientset (decoding whole lists
+// into the metrics.k8s.io types), for clients without a REST client.
+func (c *Collector) fetchTyped(ctx context.Context) (window.Batch, error) {
 	var batch window.Batch
 	var problems collectors.Problems
 	var errs []error

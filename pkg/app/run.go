@@ -173,6 +173,9 @@ func runLive(ctx context.Context, o *RunOptions) error {
 		gatherer = nil
 	}
 	server := NewServer(gatherer)
+	if o.Server.Profiling {
+		server.EnableProfiling()
+	}
 	synced := NewFlag("informer caches not synced yet")
 	server.AddReadinessCheck(ReadinessCheck{Name: "informers", Check: synced.Check})
 	usageSet, err := startCollectors(ctx, policy, cfg, registry)
@@ -186,7 +189,7 @@ func runLive(ctx context.Context, o *RunOptions) error {
 	}
 	defer stopServing()
 	factory := informers.NewSharedInformerFactory(client, 0)
-	src := snapshot.NewInformerSource(factory)
+	src := snapshot.NewInformerSourceWith(factory, trimOptions(policy))
 	// The informers get their own context: Shutdown waits for them to stop,
 	// which a one-shot run (interval 0) must trigger itself on return.
 	ictx, stopInformers := context.WithCancel(ctx)

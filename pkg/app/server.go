@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"strings"
 	"sync"
 	"time"
@@ -33,7 +34,8 @@ type ReadinessCheck struct {
 // check passes) and /metrics (the gatherer, in the Prometheus formats; not
 // served when the gatherer is nil, --disable-metrics).
 type Server struct {
-	gatherer prometheus.Gatherer
+	gatherer  prometheus.Gatherer
+	profiling bool
 
 	mu     sync.RWMutex
 	checks []ReadinessCheck
@@ -45,6 +47,10 @@ func NewServer(gatherer prometheus.Gatherer) *Server {
 	return &Server{gatherer: gatherer}
 }
 
+// EnableProfiling adds net/http/pprof's endpoints under /debug/pprof/ to
+// the handler (--profiling). Call it before Handler or Start.
+func (s *Server) EnableProfiling() { s.profiling = true }
+
 // AddReadinessCheck appends a condition to /readyz. It may be called at
 // any time, also while serving.
 func (s *Server) AddReadinessCheck(c ReadinessCheck) {
@@ -53,7 +59,8 @@ func (s *Server) AddReadinessCheck(c ReadinessCheck) {
 	s.checks = append(s.checks, c)
 }
 
-// Handler returns the HTTP handler of the three endpoints.
+// Handler returns the HTTP handler of the three endpoints (and of the
+// profiles with EnableProfiling).
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
@@ -63,6 +70,13 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /readyz", s.serveReadyz)
 	if s.gatherer != nil {
 		mux.Handle("GET /metrics", promhttp.HandlerFor(s.gatherer, promhttp.HandlerOpts{}))
+	}
+	if s.profiling {
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	}
 	return mux
 }

@@ -74,6 +74,27 @@ func TestProbes(t *testing.T) {
 	}
 }
 
+// TestProfiling: /debug/pprof/ is served only with EnableProfiling
+// (--profiling), and its heap profile is a gzipped protobuf.
+func TestProfiling(t *testing.T) {
+	plain := httptest.NewServer(NewServer(nil).Handler())
+	defer plain.Close()
+	if code, _ := get(t, plain, "/debug/pprof/heap"); code != http.StatusNotFound {
+		t.Errorf("/debug/pprof/heap without profiling = %d, want 404", code)
+	}
+	s := NewServer(nil)
+	s.EnableProfiling()
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	code, body := get(t, srv, "/debug/pprof/heap")
+	if code != http.StatusOK || !strings.HasPrefix(body, "\x1f\x8b") {
+		t.Errorf("/debug/pprof/heap with profiling = %d, %d bytes; want 200 and a gzip stream", code, len(body))
+	}
+	if code, body := get(t, srv, "/debug/pprof/"); code != http.StatusOK || !strings.Contains(body, "allocs") {
+		t.Errorf("/debug/pprof/ = %d, want 200 listing the profiles", code)
+	}
+}
+
 func TestServerStartAndStop(t *testing.T) {
 	s := NewServer(prometheus.NewRegistry())
 	stop, err := s.Start(context.Background(), "127.0.0.1:0")

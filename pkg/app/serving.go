@@ -43,6 +43,10 @@ type ServerOptions struct {
 	EnableHTTP2 bool
 	// DisableMetrics leaves /metrics out of both listeners.
 	DisableMetrics bool
+	// Profiling adds net/http/pprof's /debug/pprof/ endpoints to both
+	// listeners (hidden --profiling, off by default: a debugging aid for
+	// heap and CPU profiles of a live run, e.g. `make bench-live PROFILE=1`).
+	Profiling bool
 }
 
 // AddFlags registers the server flags.
@@ -66,6 +70,10 @@ func (o *ServerOptions) AddFlags(fs *pflag.FlagSet) {
 			strings.Join(cliflag.PreferredTLSCipherNames(), ", "))
 	fs.BoolVar(&o.EnableHTTP2, "enable-http2", false, "offer HTTP/2 on the HTTPS port")
 	fs.BoolVar(&o.DisableMetrics, "disable-metrics", false, "do not serve /metrics (the probes stay)")
+	fs.BoolVar(&o.Profiling, "profiling", false,
+		"serve Go profiles (net/http/pprof) under /debug/pprof/ on the listeners, without authentication: "+
+			"for debugging only, with --port on a loopback --bind-address")
+	_ = fs.MarkHidden("profiling")
 }
 
 // Validate checks the server flags and returns every problem.

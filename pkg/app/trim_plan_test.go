@@ -46,8 +46,12 @@ func planIdentity(t *testing.T, nodes int, withPlain bool) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	files := map[string]snapshot.Objects{"full": full, "trimmed": snapshot.TrimObjects(full)}
-	names := []string{"full", "trimmed"}
+	// "ready": trimmed as the live run trims for a policy without a
+	// PodLifeTime conditions filter (both policies below), only the Ready
+	// condition kept.
+	files := map[string]snapshot.Objects{"full": full, "trimmed": snapshot.TrimObjects(full),
+		"ready": snapshot.TrimObjectsWith(full, snapshot.TrimOptions{OnlyReadyCondition: true})}
+	names := []string{"full", "trimmed", "ready"}
 	if withPlain {
 		plainParams := p
 		plainParams.Realistic = false
@@ -92,6 +96,10 @@ func planIdentity(t *testing.T, nodes int, withPlain bool) {
 			}
 			if out["trimmed"] != out["full"] {
 				t.Errorf("the trimmed objects give another output than the full ones:\n%s", firstDiff(out["full"], out["trimmed"]))
+			}
+			if out["ready"] != out["full"] {
+				t.Errorf("the objects trimmed to their Ready condition give another output than the full ones:\n%s",
+					firstDiff(out["full"], out["ready"]))
 			}
 			if withPlain && out["plain"] != out["full"] {
 				t.Errorf("the realistic objects give another output than the plain ones:\n%s", firstDiff(out["plain"], out["full"]))

@@ -56,6 +56,12 @@ type namedSync struct {
 // transform cannot be installed (the informer was already started),
 // WaitForSync returns the error.
 func NewInformerSource(factory informers.SharedInformerFactory) *InformerSource {
+	return NewInformerSourceWith(factory, TrimOptions{})
+}
+
+// NewInformerSourceWith is NewInformerSource with the pods trimmed by
+// InformerTransformWith(o).
+func NewInformerSourceWith(factory informers.SharedInformerFactory, o TrimOptions) *InformerSource {
 	core := factory.Core().V1()
 	nodes, pods, namespaces, pvcs := core.Nodes(), core.Pods(), core.Namespaces(), core.PersistentVolumeClaims()
 	pdbs := factory.Policy().V1().PodDisruptionBudgets()
@@ -74,7 +80,7 @@ func NewInformerSource(factory informers.SharedInformerFactory) *InformerSource 
 		transform cache.TransformFunc
 	}{
 		{"nodes", nodes.Informer(), InformerTransform()},
-		{"pods", pods.Informer(), InformerTransform()},
+		{"pods", pods.Informer(), InformerTransformWith(o)},
 		{"poddisruptionbudgets", pdbs.Informer(), nil},
 		{"priorityclasses", pcs.Informer(), nil},
 		{"namespaces", namespaces.Informer(), nil},

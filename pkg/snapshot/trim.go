@@ -49,7 +49,19 @@ const (
 // lifecycle, command and args, ports, volume mounts, security contexts,
 // the other volumes (ConfigMap, Secret, projected token, ...), ephemeral
 // containers' specs, pod IPs, host IPs, status messages, image IDs.
-func TrimPod(pod *v1.Pod) *v1.Pod {
+func TrimPod(pod *v1.Pod) *v1.Pod { return TrimPodWith(pod, TrimOptions{}) }
+
+// TrimOptions narrows the trim to what a given policy reads.
+type TrimOptions struct {
+	// OnlyReadyCondition keeps only the pod's Ready condition (type,
+	// status, reason, lastTransitionTime) instead of all its conditions:
+	// only PodLifeTime's `conditions` filter reads the others, and a
+	// pod's five conditions take 640 of its 2,800 bytes.
+	OnlyReadyCondition bool
+}
+
+// TrimPodWith is TrimPod narrowed by o.
+func TrimPodWith(pod *v1.Pod, o TrimOptions) *v1.Pod {
 	out := &v1.Pod{ObjectMeta: metav1.ObjectMeta{
 		Name: pod.Name, Namespace: pod.Namespace, UID: pod.UID, ResourceVersion: pod.ResourceVersion,
 		GenerateName: pod.GenerateName, Labels: pod.Labels, OwnerReferences: pod.OwnerReferences,
@@ -68,7 +80,7 @@ func TrimPod(pod *v1.Pod) *v1.Pod {
 		SchedulingGates: s.SchedulingGates, RestartPolicy: s.RestartPolicy, HostNetwork: s.HostNetwork}
 	st := &pod.Status
 	out.Status = v1.PodStatus{Phase: st.Phase, Reason: st.Reason, QOSClass: st.QOSClass, StartTime: st.StartTime,
-		NominatedNodeName: st.NominatedNodeName, Conditions: trimPodConditions(st.Conditions),
+		NominatedNodeName: st.NominatedNodeName, Conditions: trimPodConditions(st.Conditions, o.OnlyReadyCondition),
 		InitContainerStatuses:      trimStatuses(st.InitContainerStatuses),
 		ContainerStatuses:          trimStatuses(st.ContainerStatuses),
 		EphemeralContainerStatuses: trimStatuses(st.EphemeralContainerStatuses)}
@@ -141,13 +153,25 @@ func trimVolumes(vs []v1.Volume) []v1.Volume {
 	return out
 }
 
-func trimPodConditions(cs []v1.PodCondition) []v1.PodCondition {
-	if len(cs) == 0 {
-		return nil
-	}
-	out := make([]v1.PodCondition, len(cs))
-	for i, c := range cs {
-		out[i] = v1.PodCondition{Type: c.Type, Status: c.Status, Reason: c.Reason, LastTransitionTime: c.LastTransitionTime}
+// trimPodConditions keeps type, status, reason and transition time of
+// every condition, or of the first Ready condition only (readyOnly).
+func trimPodConditions(cs []v1.PodCondition, readyOnly bool) []v1.PodCondition {
+	var out []v1.PodCondition
+	for _, c := range cs {
+		if readyOnly && c.Type != v1.PodReady {
+			continue
+		}
+		if out == nil {
+			size := len(cs)
+			if readyOnly {
+				size = 1
+			}
+			out = make([]v1.PodCondition, 0, size)
+		}
+		out = append(out, v1.PodCondition{Type: c.Type, Status: c.Status, Reason: c.Reason, LastTransitionTime: c.LastTransitionTime})
+		if readyOnly {
+			break
+		}
 	}
 	return out
 }
@@ -191,30 +215,60 @@ func trimState(s v1.ContainerState) v1.ContainerState {
 // Updates a pod or node (evictions go through the Eviction API with the
 // pod's uid; the soft taint sends a JSON merge patch of the node's taints
 // and owners annotation only, conditional on the cached resourceVersion).
-func InformerTransform() cache.TransformFunc {
+//
+// The pods and nodes it returns carry this transform's marker as their
+// only managedFields entry (no API object has it: it is recognised by
+// identity, not content), and it returns a marked object as is. client-go's
+// streaming list passes every object through the transform twice, into its
+// temporary store and again on Replace; trimming again would hold a
+// second trimmed copy of the whole cache next to the first until the
+// informer has processed the Replace (docs/benchmarks.md, "Live 5,000
+// nodes").
+func InformerTransform() cache.TransformFunc { return InformerTransformWith(TrimOptions{}) }
+
+// InformerTransformWith is InformerTransform trimming pods with
+// TrimPodWith(pod, opts).
+func InformerTransformWith(opts TrimOptions) cache.TransformFunc {
 	share := newLiveSharer()
+	marker := []metav1.ManagedFieldsEntry{{Manager: "usage-descheduler-informer-transform"}}
 	return func(obj any) (any, error) {
 		switch o := obj.(type) {
 		case *v1.Pod:
-			p := TrimPod(o)
+			if marked(o.ManagedFields, marker) {
+				return o, nil
+			}
+			p := TrimPodWith(o, opts)
 			share.trimmedPod(p)
+			p.ManagedFields = marker
 			return p, nil
 		case *v1.Node:
+			if marked(o.ManagedFields, marker) {
+				return o, nil
+			}
 			n := TrimNode(o)
 			share.trimmedNode(n)
+			n.ManagedFields = marker
 			return n, nil
 		}
 		return dropManagedFields(obj)
 	}
 }
 
+// marked reports whether fields is the marker slice itself.
+func marked(fields, marker []metav1.ManagedFieldsEntry) bool {
+	return len(fields) == 1 && &fields[0] == &marker[0]
+}
+
 // TrimObjects returns objs as the live informers would hold them: copies
 // of its pods and nodes passed through InformerTransform (one transform per
 // kind, as each informer has its own), everything else shared. The
 // plan-identity tests compare plans on objs and on TrimObjects(objs).
-func TrimObjects(objs Objects) Objects {
+func TrimObjects(objs Objects) Objects { return TrimObjectsWith(objs, TrimOptions{}) }
+
+// TrimObjectsWith is TrimObjects with InformerTransformWith(o).
+func TrimObjectsWith(objs Objects, o TrimOptions) Objects {
 	out := objs
-	podT, nodeT := InformerTransform(), InformerTransform()
+	podT, nodeT := InformerTransformWith(o), InformerTransformWith(o)
 	out.Pods = make([]*v1.Pod, len(objs.Pods))
 	for i, p := range objs.Pods {
 		o, _ := podT(p.DeepCopy())

@@ -3,9 +3,11 @@ package snapshot_test
 import (
 	"reflect"
 	"testing"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/usage-descheduler/descheduler/pkg/descheduler"
 	"github.com/usage-descheduler/descheduler/pkg/evictor"
@@ -86,5 +88,60 @@ func TestInformerTransformShares(t *testing.T) {
 	}
 	if !same(out[0].Spec.Tolerations, out[2].Spec.Tolerations) {
 		t.Error("equal tolerations of different workloads are not shared")
+	}
+}
+
+// TestInformerTransformOnce: an object the transform returned comes back
+// as is when passed through it again (client-go's streaming list
+// transforms each object into its temporary store, then again on Replace;
+// a second trim would hold a second copy of the whole cache while the
+// first is still referenced), for pods and nodes; an untrimmed object
+// with managedFields like the marker's is still trimmed.
+func TestInformerTransformOnce(t *testing.T) {
+	tr := snapshot.InformerTransform()
+	for _, obj := range []any{builders.MakePod("ns", "p").Node("n1").Req("100m", "64Mi").Obj(),
+		builders.MakeNode("n1").Capacity("4", "8Gi", 110).Obj()} {
+		first, err := tr(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := tr(first)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again != first {
+			t.Errorf("%T: transforming a transformed object made a new one", obj)
+		}
+	}
+	trimmed, _ := tr(builders.MakePod("ns", "q").Node("n1").Obj())
+	full := builders.MakePod("ns", "q").Node("n1").Obj()
+	full.ManagedFields = append(full.ManagedFields, trimmed.(*v1.Pod).ManagedFields...)
+	full.Spec.Hostname = "kept-only-untrimmed"
+	if out, _ := tr(full); out == any(full) || out.(*v1.Pod).Spec.Hostname != "" {
+		t.Error("a full pod carrying a copy of the marker was not trimmed")
+	}
+}
+
+// TestTrimPodOnlyReadyCondition: with OnlyReadyCondition a pod keeps its
+// Ready condition alone (type, status, reason, transition time); a pod
+// without one keeps none; TrimPod keeps all five.
+func TestTrimPodOnlyReadyCondition(t *testing.T) {
+	since := metav1.NewTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	pod := builders.MakePod("ns", "p").Node("n1").Obj()
+	for _, ct := range []v1.PodConditionType{v1.PodReadyToStartContainers, v1.PodInitialized, v1.PodReady, v1.ContainersReady, v1.PodScheduled} {
+		pod.Status.Conditions = append(pod.Status.Conditions, v1.PodCondition{Type: ct, Status: v1.ConditionFalse,
+			Reason: "R", Message: "m", LastTransitionTime: since, LastProbeTime: since})
+	}
+	got := snapshot.TrimPodWith(pod, snapshot.TrimOptions{OnlyReadyCondition: true}).Status.Conditions
+	want := []v1.PodCondition{{Type: v1.PodReady, Status: v1.ConditionFalse, Reason: "R", LastTransitionTime: since}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("conditions %v, want %v", got, want)
+	}
+	if n := len(snapshot.TrimPod(pod).Status.Conditions); n != 5 {
+		t.Errorf("TrimPod kept %d conditions, want 5", n)
+	}
+	pod.Status.Conditions = pod.Status.Conditions[:2]
+	if got := snapshot.TrimPodWith(pod, snapshot.TrimOptions{OnlyReadyCondition: true}).Status.Conditions; got != nil {
+		t.Errorf("a pod without a Ready condition kept %v", got)
 	}
 }

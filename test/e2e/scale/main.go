@@ -24,6 +24,10 @@
 //	                             @GOMEMLIMIT=900MiB), BIN@--flag=value with that extra
 //	                             flag (e.g. @--cache-sync-timeout=10m); suffixes combine
 //	E2E_BIN_DIR as for the e2e suite; BENCH_KEEP=1 keeps the work directory
+//	PROFILE=1                    runs each binary with --profiling on a loopback --port and,
+//	                             when its cycles are done, saves its heap profile (after a GC:
+//	                             in use, and allocated since start) as <run>.heap.pb.gz next
+//	                             to its log; keeps the work directory
 package main
 
 import (
@@ -46,7 +50,7 @@ import (
 // settings are the benchmark's knobs (environment variables).
 type settings struct {
 	nodes, podsPerNode, cycles, workers int
-	keep, viaEtcd                       bool
+	keep, viaEtcd, profile              bool
 	watchModes                          []bool // WatchListClient off/on, one run each
 	binDir                              string
 	binaries                            []string // descheduler binaries, one run each
@@ -66,8 +70,9 @@ func envInt(name string, def int) (int, error) {
 
 func readSettings() (settings, error) {
 	var errs []error
-	s := settings{keep: os.Getenv("BENCH_KEEP") == "1", viaEtcd: os.Getenv("LOAD") != "api",
-		binDir: os.Getenv("E2E_BIN_DIR")}
+	s := settings{keep: os.Getenv("BENCH_KEEP") == "1" || os.Getenv("PROFILE") == "1", viaEtcd: os.Getenv("LOAD") != "api",
+		profile: os.Getenv("PROFILE") == "1",
+		binDir:  os.Getenv("E2E_BIN_DIR")}
 	if bins := os.Getenv("E2E_DESCHEDULER"); bins != "" {
 		s.binaries = strings.Split(bins, ",")
 	}
@@ -189,7 +194,7 @@ func benchmark(ctx context.Context, s settings, work string) ([]*result, error) 
 		}
 		for _, wl := range modes {
 			res := base
-			res.binary, res.watchList, res.env, res.flags = bin, wl, env, flags
+			res.binary, res.watchList, res.env, res.flags, res.profile = bin, wl, env, flags, s.profile
 			if err := measureRun(ctx, s.cycles, cluster, work, fmt.Sprintf("descheduler-%d-%t", k, wl), &res); err != nil {
 				return results, err
 			}

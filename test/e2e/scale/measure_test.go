@@ -128,3 +128,18 @@ func TestParseEntry(t *testing.T) {
 		t.Errorf("plain entry: %q %v %v %v", bin, env, flags, wl)
 	}
 }
+
+// TestReadSettingsProfile: PROFILE=1 asks for heap profiles and keeps the
+// work directory they are saved in; without it neither.
+func TestReadSettingsProfile(t *testing.T) {
+	t.Setenv("BENCH_KEEP", "")
+	t.Setenv("PROFILE", "1")
+	s, err := readSettings()
+	if err != nil || !s.profile || !s.keep {
+		t.Errorf("PROFILE=1: profile %t keep %t err %v, want both set", s.profile, s.keep, err)
+	}
+	t.Setenv("PROFILE", "")
+	if s, err = readSettings(); err != nil || s.profile || s.keep {
+		t.Errorf("no PROFILE: profile %t keep %t err %v, want neither", s.profile, s.keep, err)
+	}
+}

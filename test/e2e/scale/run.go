@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -78,7 +80,8 @@ type result struct {
 	env              []string // extra environment of the run (e.g. GOMEMLIMIT)
 	flags            []string // extra flags of the run
 	watchList        bool
-	attempted        int // dry-run evictions planned in the last cycle
+	profile          bool // serve pprof and save a heap profile at the end (PROFILE=1)
+	attempted        int  // dry-run evictions planned in the last cycle
 	load             time.Duration
 	apiPods          int           // pods created through the API (the rest written to etcd)
 	apiPodsTime      time.Duration // how long those took
@@ -158,6 +161,13 @@ func measureRun(ctx context.Context, wantCycles int, c *harness.Cluster, work, n
 	started := time.Now()
 	args := append([]string{"--policy-config-file", policyFile, "--kubeconfig", c.Kubeconfig, "--secure-port", "0",
 		"--dry-run", "--descheduling-interval", interval.String(), "-v", "2"}, res.flags...)
+	profilePort := 0
+	if res.profile {
+		if profilePort, err = harness.FreePort(); err != nil {
+			return err
+		}
+		args = append(args, "--bind-address", "127.0.0.1", "--port", strconv.Itoa(profilePort), "--profiling")
+	}
 	p, err := harness.StartProcessEnv(name, logPath, env, res.binary, args...)
 	if err != nil {
 		return err
@@ -195,6 +205,11 @@ func measureRun(ctx context.Context, wantCycles int, c *harness.Cluster, work, n
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("%d cycles with usage not reached in time (%d cycles); last lines:\n%s", wantCycles, len(cycles), p.Tail(20))
+		}
+	}
+	if profilePort != 0 {
+		if err := saveHeapProfile(ctx, profilePort, filepath.Join(c.LogDir, name+".heap.pb.gz")); err != nil {
+			return err
 		}
 	}
 	res.peakRSS, _, res.cpu = finishOwn(ownSampler)
@@ -238,4 +253,31 @@ func fillCycles(res *result, cycles []cycle, started time.Time) {
 			res.cycles = append(res.cycles, c.duration)
 		}
 	}
+}
+
+// saveHeapProfile writes the descheduler's heap profile, taken after a GC
+// (its in-use figures are the live heap), to path.
+func saveHeapProfile(ctx context.Context, port int, path string) error {
+	url := "http://127.0.0.1:" + strconv.Itoa(port) + "/debug/pprof/heap?gc=1"
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("getting the heap profile: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("getting the heap profile: %s", resp.Status)
+	}
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return fmt.Errorf("reading the heap profile: %w", err)
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		return fmt.Errorf("writing the heap profile: %w", err)
+	}
+	log.Printf("heap profile: %s (go tool pprof -sample_index=inuse_space %s)", path, path)
+	return nil
 }

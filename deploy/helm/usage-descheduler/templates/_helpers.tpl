@@ -179,13 +179,9 @@ spec:
           valueFrom:
             fieldRef:
               fieldPath: metadata.namespace
-        # The Go heap targets the container's memory limit (in bytes): the
-        # garbage collector works harder near it instead of the pod being
-        # OOM-killed (see README, Sizing).
-        - name: GOMEMLIMIT
-          valueFrom:
-            resourceFieldRef:
-              resource: limits.memory
+        # No GOMEMLIMIT: the binary sets the Go memory limit to 90% of the
+        # container's memory limit, leaving room for what the Go heap does
+        # not count (README, Sizing).
       ports:
         {{- with .Values.ports }}
         {{- toYaml . | nindent 8 }}

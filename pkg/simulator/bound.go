@@ -171,7 +171,7 @@ func hotNodes(in explain.Input, t Target, ev *evictor.DefaultEvictor, guard *evi
 			continue
 		}
 		for _, pi := range ni.Pods {
-			if snapshot.IsTerminal(pi.Pod) || !ev.Filter(pi.Pod) || !guard.Check(pi.Pod, budget).Allowed {
+			if snapshot.IsTerminal(pi.Pod) || !ev.Filter(pi.Pod) || !guard.Allows(pi.Pod, budget) {
 				continue
 			}
 			h.pods = append(h.pods, podRelief(in, ni, pi, t.Requests, useView))

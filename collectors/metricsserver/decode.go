@@ -79,6 +79,19 @@ func (it *podItem) reset() {
 	it.Containers = it.Containers[:0]
 }
 
+// header parses an item's timestamp and checks its window, the fields
+// NodeMetrics and PodMetrics share.
+func (c *timeCache) header(timestamp, win *rawValue) (time.Time, error) {
+	ts, err := c.parse(timestamp)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("timestamp: %w", err)
+	}
+	if err := checkDuration(win); err != nil {
+		return time.Time{}, fmt.Errorf("window: %w", err)
+	}
+	return ts, nil
+}
+
 // DecodeNodes reads a NodeMetricsList from r into samples, with the rules
 // of NodeSamples.
 func DecodeNodes(r io.Reader, problems *collectors.Problems) ([]window.NodeSample, error) {
@@ -92,12 +105,9 @@ func decodeNodes(r io.Reader, problems *collectors.Problems, sizeHint int) ([]wi
 	out := make([]window.NodeSample, 0, sizeHint)
 	var found pending
 	err := decodeItems(r, &it, func() { out, found = out[:0], pending{} }, it.reset, func() error {
-		ts, err := times.parse(&it.Timestamp)
+		ts, err := times.header(&it.Timestamp, &it.Window)
 		if err != nil {
-			return fmt.Errorf("timestamp: %w", err)
-		}
-		if err := checkDuration(&it.Window); err != nil {
-			return fmt.Errorf("window: %w", err)
+			return err
 		}
 		name, err := it.Metadata.Name.str()
 		if err != nil {
@@ -134,12 +144,9 @@ func decodePods(r io.Reader, problems *collectors.Problems, sizeHint int) ([]win
 	var found pending
 	namespaces := map[string]string{}
 	err := decodeItems(r, &it, func() { out, found = out[:0], pending{} }, it.reset, func() error {
-		ts, err := times.parse(&it.Timestamp)
+		ts, err := times.header(&it.Timestamp, &it.Window)
 		if err != nil {
-			return fmt.Errorf("timestamp: %w", err)
-		}
-		if err := checkDuration(&it.Window); err != nil {
-			return fmt.Errorf("window: %w", err)
+			return err
 		}
 		pod, err := podName(&it, namespaces)
 		if err != nil {

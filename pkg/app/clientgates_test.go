@@ -60,3 +60,35 @@ func TestClientGoFeatureGateEnv(t *testing.T) {
 		t.Errorf("--feature-gates WatchListClient=true over the variable: %v, enabled %v", err, fg.Enabled("WatchListClient"))
 	}
 }
+
+// useClientGates hands the binary's gates to client-go process-wide,
+// unless a process pinned its own (this package's TestMain does).
+func TestUseClientGates(t *testing.T) {
+	pinned := clientfeatures.FeatureGates()
+	t.Cleanup(func() { clientfeatures.ReplaceFeatureGates(pinned) })
+	gates := func(watchList bool) *clientGates {
+		fg, err := (&FeatureGateOptions{Gates: map[string]bool{"WatchListClient": watchList}}).Apply()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &clientGates{fg}
+	}
+
+	// Not pinned: the binary's gates replace client-go's, both ways.
+	clientfeatures.ReplaceFeatureGates(gates(false))
+	useClientGates(gates(true).fg)
+	if !clientfeatures.FeatureGates().Enabled(clientfeatures.WatchListClient) {
+		t.Error("WatchListClient=true not handed to client-go")
+	}
+	useClientGates(gates(false).fg)
+	if clientfeatures.FeatureGates().Enabled(clientfeatures.WatchListClient) {
+		t.Error("WatchListClient=false not handed to client-go")
+	}
+
+	// Pinned: left in place.
+	pinClientGates(gates(false))
+	useClientGates(gates(true).fg)
+	if clientfeatures.FeatureGates().Enabled(clientfeatures.WatchListClient) {
+		t.Error("useClientGates replaced pinned gates")
+	}
+}

@@ -47,11 +47,12 @@ func (a SeedKey) Compare(b SeedKey) int {
 		}
 		return 1
 	}
-	return cmp.Or(cmp.Compare(a.priority, b.priority), cmp.Compare(a.qos, b.qos), compareBool(a.noEviction, b.noEviction))
+	return cmp.Or(cmp.Compare(a.priority, b.priority), cmp.Compare(a.qos, b.qos), CompareBool(a.noEviction, b.noEviction))
 }
 
-// compareBool orders false before true.
-func compareBool(a, b bool) int {
+// CompareBool orders false before true, as cmp.Compare orders numbers
+// (the eviction orders' "annotated last" and "no priority first").
+func CompareBool(a, b bool) int {
 	switch {
 	case a == b:
 		return 0

@@ -75,19 +75,8 @@ func bandOf(pod *v1.Pod) priorityBand {
 
 // compare orders a before b (-1), after (1) or as equal (0).
 func (a priorityBand) compare(b priorityBand) int {
-	return cmp.Or(boolOrder(a.hasPriority, b.hasPriority), cmp.Compare(a.priority, b.priority),
-		boolOrder(a.noEviction, b.noEviction))
-}
-
-// boolOrder orders false before true.
-func boolOrder(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case !a:
-		return -1
-	}
-	return 1
+	return cmp.Or(evictor.CompareBool(a.hasPriority, b.hasPriority), cmp.Compare(a.priority, b.priority),
+		evictor.CompareBool(a.noEviction, b.noEviction))
 }
 
 // sufficientPrefix returns the length of the shortest prefix of pods,

@@ -102,7 +102,7 @@ bench: build
 ## the descheduler run for CYCLES cycles with usage; prints one summary line.
 ## Takes minutes (5,000 nodes: about 10) and several GiB: not part of `make test`.
 ## Knobs: NODES PODS_PER_NODE CYCLES WORKERS LOAD=etcd|api WATCHLIST=0|1|both
-## E2E_DESCHEDULER=BIN[,BIN...] BENCH_KEEP=1 PROFILE=1 (heap profiles, docs/benchmarks.md).
+## E2E_DESCHEDULER=BIN[,BIN...] BENCH_KEEP=1 PROFILE=1 (CPU and heap profiles, docs/benchmarks.md).
 NODES ?= 5000
 PODS_PER_NODE ?= 30
 bench-live: e2e-binaries

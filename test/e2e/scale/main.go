@@ -24,8 +24,9 @@
 //	                             @GOMEMLIMIT=900MiB), BIN@--flag=value with that extra
 //	                             flag (e.g. @--cache-sync-timeout=10m); suffixes combine
 //	E2E_BIN_DIR as for the e2e suite; BENCH_KEEP=1 keeps the work directory
-//	PROFILE=1                    runs each binary with --profiling on a loopback --port and,
-//	                             when its cycles are done, saves its heap profile (after a GC:
+//	PROFILE=1                    runs each binary with --profiling on a loopback --port,
+//	                             saves a CPU profile of its cycles with usage as <run>.cpu.pb.gz
+//	                             and, when its cycles are done, its heap profile (after a GC:
 //	                             in use, and allocated since start) as <run>.heap.pb.gz next
 //	                             to its log; keeps the work directory
 package main

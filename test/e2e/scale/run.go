@@ -176,6 +176,7 @@ func measureRun(ctx context.Context, wantCycles int, c *harness.Cluster, work, n
 	apiSampler := startSampler(apiPID, 100*time.Millisecond)
 	ownSampler := startSampler(p.PID(), 100*time.Millisecond)
 	var listsAtFirst map[string]float64
+	var cpuProfile chan error // set once the CPU profile of the usage cycles is being taken
 	deadline := time.Now().Add(time.Duration(wantCycles+8)*interval + 2*time.Minute)
 	var cycles []cycle
 	for {
@@ -193,6 +194,14 @@ func measureRun(ctx context.Context, wantCycles int, c *harness.Cluster, work, n
 			res.watches = diffCounts(requestCounts(before, "apiserver_longrunning_requests", "WATCH"),
 				requestCounts(m, "apiserver_longrunning_requests", "WATCH"))
 		}
+		if profilePort != 0 && cpuProfile == nil && usageCycles(cycles) > 0 {
+			// The cycles with usage still to come, and a little more.
+			secs := int((time.Duration(wantCycles)*interval + interval/2) / time.Second)
+			cpuProfile = make(chan error, 1)
+			go func() {
+				cpuProfile <- saveProfile(ctx, profilePort, "profile?seconds="+strconv.Itoa(secs), filepath.Join(c.LogDir, name+".cpu.pb.gz"))
+			}()
+		}
 		if usageCycles(cycles) >= wantCycles {
 			break
 		}
@@ -208,8 +217,13 @@ func measureRun(ctx context.Context, wantCycles int, c *harness.Cluster, work, n
 		}
 	}
 	if profilePort != 0 {
-		if err := saveHeapProfile(ctx, profilePort, filepath.Join(c.LogDir, name+".heap.pb.gz")); err != nil {
+		if err := saveProfile(ctx, profilePort, "heap?gc=1", filepath.Join(c.LogDir, name+".heap.pb.gz")); err != nil {
 			return err
+		}
+		if cpuProfile != nil {
+			if err := <-cpuProfile; err != nil {
+				return err
+			}
 		}
 	}
 	res.peakRSS, _, res.cpu = finishOwn(ownSampler)
@@ -255,29 +269,31 @@ func fillCycles(res *result, cycles []cycle, started time.Time) {
 	}
 }
 
-// saveHeapProfile writes the descheduler's heap profile, taken after a GC
-// (its in-use figures are the live heap), to path.
-func saveHeapProfile(ctx context.Context, port int, path string) error {
-	url := "http://127.0.0.1:" + strconv.Itoa(port) + "/debug/pprof/heap?gc=1"
+// saveProfile writes one of the descheduler's pprof profiles (what: the
+// path under /debug/pprof/ with its query) to path. The heap profile is
+// asked for after a GC (heap?gc=1), so its in-use figures are the live heap;
+// the CPU profile (profile?seconds=N) covers the cycles with usage.
+func saveProfile(ctx context.Context, port int, what, path string) error {
+	url := "http://127.0.0.1:" + strconv.Itoa(port) + "/debug/pprof/" + what
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return fmt.Errorf("getting the heap profile: %w", err)
+		return fmt.Errorf("getting the %s profile: %w", what, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("getting the heap profile: %s", resp.Status)
+		return fmt.Errorf("getting the %s profile: %s", what, resp.Status)
 	}
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return fmt.Errorf("reading the heap profile: %w", err)
+		return fmt.Errorf("reading the %s profile: %w", what, err)
 	}
 	if err := os.WriteFile(path, data, 0o600); err != nil {
-		return fmt.Errorf("writing the heap profile: %w", err)
+		return fmt.Errorf("writing the %s profile: %w", what, err)
 	}
-	log.Printf("heap profile: %s (go tool pprof -sample_index=inuse_space %s)", path, path)
+	log.Printf("%s profile: %s (go tool pprof %s)", what, path, path)
 	return nil
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
@@ -23,7 +22,6 @@ import (
 	"github.com/usage-descheduler/descheduler/collectors/window"
 	"github.com/usage-descheduler/descheduler/pkg/api"
 	"github.com/usage-descheduler/descheduler/pkg/descheduler"
-	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 	"github.com/usage-descheduler/descheduler/pkg/usage"
 )
 
@@ -309,67 +307,4 @@ func (s *collectorSet) Wrap(inner descheduler.Source) descheduler.Source {
 		return inner
 	}
 	return &withUsage{inner: inner, set: s}
-}
-
-// withUsage adds the collectors' samples to the objects of another source.
-type withUsage struct {
-	inner descheduler.Source
-	set   *collectorSet
-}
-
-// Objects returns the inner source's objects with NodeMetrics and
-// PodMetrics holding the in-window samples of every collector, and
-// NodeMetricResource its MetricResource percentages (the upstream
-// Prometheus query). Series of nodes and pods that no longer exist are
-// first pruned from the stores. A node or pod served by two collectors
-// keeps the series of the first (in order of first use by the policy's
-// plugins): series are never mixed. When the inner source brought no pod
-// series, every pod series comes from a store, which keeps them in time
-// order: the objects say so (PodMetricsSorted), and the snapshot does not
-// check 150,000 series again.
-func (w *withUsage) Objects() (snapshot.Objects, error) {
-	objs, err := w.inner.Objects()
-	if err != nil {
-		return objs, err
-	}
-	nodes := make(map[string]struct{}, len(objs.Nodes))
-	for _, n := range objs.Nodes {
-		nodes[n.Name] = struct{}{}
-	}
-	pods := make(map[types.NamespacedName]struct{}, len(objs.Pods))
-	for _, p := range objs.Pods {
-		pods[types.NamespacedName{Namespace: p.Namespace, Name: p.Name}] = struct{}{}
-	}
-	liveNode := func(name string) bool { _, ok := nodes[name]; return ok }
-	livePod := func(key types.NamespacedName) bool { _, ok := pods[key]; return ok }
-	objs.PodMetricsSorted = len(objs.PodMetrics) == 0
-	now := w.set.clock.Now()
-	for _, c := range w.set.collectors {
-		c.Store().Prune(liveNode, livePod)
-		c.MetricResource().Prune(liveNode)
-		exp := c.Store().Export(now)
-		objs.NodeMetrics = mergeSeries(objs.NodeMetrics, exp.Nodes)
-		objs.PodMetrics = mergeSeries(objs.PodMetrics, exp.Pods)
-		objs.NodeMetricResource = mergeSeries(objs.NodeMetricResource, c.MetricResource().Export(now))
-	}
-	return objs, nil
-}
-
-// mergeSeries adds the series of from whose keys dst does not have yet and
-// returns dst. An empty dst is replaced by from itself, which the caller
-// then owns (the stores' exports are new maps), instead of copying it key
-// by key; nil maps become empty ones.
-func mergeSeries[K comparable, S any](dst, from map[K]S) map[K]S {
-	if len(dst) == 0 {
-		if from == nil {
-			return map[K]S{}
-		}
-		return from
-	}
-	for k, s := range from {
-		if _, ok := dst[k]; !ok {
-			dst[k] = s
-		}
-	}
-	return dst
 }

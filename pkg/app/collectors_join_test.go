@@ -56,3 +56,49 @@ func TestUsageJoinSortedSeries(t *testing.T) {
 		t.Errorf("with the inner source's series: sorted %v, %d series, want unsorted and 2", got.PodMetricsSorted, len(got.PodMetrics))
 	}
 }
+
+// TestUsageJoinPrunesOncePerWindow: the stores are pruned of gone pods on
+// the first cycle and then at most once per store window (5m): shop/gone,
+// which reappears in the store after the first prune (a late sample),
+// stays in the export one minute later and is pruned five minutes after
+// the first prune. shop/web is exported throughout.
+func TestUsageJoinPrunesOncePerWindow(t *testing.T) {
+	now := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
+	store, err := window.NewStore(5*time.Minute, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	points, err := window.NewPointStore(5*time.Minute, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	web, gone := types.NamespacedName{Namespace: "shop", Name: "web"}, types.NamespacedName{Namespace: "shop", Name: "gone"}
+	ingest := func(at time.Time, keys ...types.NamespacedName) {
+		b := &window.Batch{}
+		for _, k := range keys {
+			b.Pods = append(b.Pods, window.PodSample{Pod: k, Sample: snapshot.Sample{Time: at, MilliCPU: 100}})
+		}
+		store.Ingest(at, b)
+	}
+	clock := clocktesting.NewFakeClock(now)
+	ingest(now.Add(-time.Minute), web, gone)
+	src := (&collectorSet{clock: clock, collectors: []runningCollector{{Collector: storeOnly{store: store, points: points}}}}).
+		Wrap(staticSource{snapshot.Objects{Nodes: []*v1.Node{builders.MakeNode("n1").Obj()},
+			Pods: []*v1.Pod{builders.MakePod("shop", "web").Node("n1").Obj()}}})
+	for _, step := range []struct {
+		after    time.Duration // since now
+		wantGone bool
+	}{{0, false}, {time.Minute, true}, {5 * time.Minute, false}} {
+		clock.SetTime(now.Add(step.after))
+		got, err := src.Objects()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, hasGone := got.PodMetrics[gone]
+		if hasGone != step.wantGone || len(got.PodMetrics[web]) == 0 {
+			t.Errorf("at +%v: shop/gone exported %v (want %v), shop/web %d samples", step.after, hasGone, step.wantGone,
+				len(got.PodMetrics[web]))
+		}
+		ingest(now.Add(step.after), web, gone) // the next poll: shop/gone's late sample, shop/web's new one
+	}
+}

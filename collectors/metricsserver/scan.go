@@ -396,11 +396,10 @@ func (s *scanner) scalar(c byte) (raw []byte, opened bool, err error) {
 	default:
 		return nil, false, s.syntaxError(s.pos, "looking for the beginning of a value")
 	}
-	start := s.pos
 	if err := s.literal(word); err != nil {
 		return nil, false, err
 	}
-	return s.buf[start:s.pos], false, nil
+	return s.buf[s.pos-len(word) : s.pos], false, nil
 }
 
 // skipValue reads past the value at pos, checking its syntax; depth is the

@@ -318,14 +318,12 @@ func (l *listReader) usage(u *usage) error {
 		if raw, _, err = s.scalar(c); err != nil {
 			return err
 		}
-		q, err := parseQuantity(raw)
-		if err != nil {
-			return fmt.Errorf("%q: %w", key, err)
+		q, qerr := parseQuantity(raw)
+		if qerr != nil {
+			return fmt.Errorf("%q: %w", key, qerr)
 		}
 		u.set(key, raw, q)
-		if err == nil {
-			more, err = s.next('}')
-		}
+		more, err = s.next('}')
 	}
 	return err
 }

@@ -87,13 +87,28 @@ func InWindow(series snapshot.Series, now time.Time, window time.Duration) snaps
 // offline simulation of snapshot files run samples through the same code.
 // An unsorted series is sorted on a copy first.
 func Aggregate(series snapshot.Series, now time.Time, cfg Config) Result {
+	var g Aggregator
+	return g.Aggregate(series, now, cfg)
+}
+
+// Aggregator is Aggregate with scratch space kept from one series to the
+// next, so that aggregating many series (every candidate pod of a cycle)
+// does not allocate for each. The zero value is ready to use; it is not
+// safe for concurrent use.
+type Aggregator struct {
+	a aggregator
+}
+
+// Aggregate is the package's Aggregate, reusing g's scratch space.
+func (g *Aggregator) Aggregate(series snapshot.Series, now time.Time, cfg Config) Result {
 	if !slices.IsSortedFunc(series, func(a, b snapshot.Sample) int { return a.Time.Compare(b.Time) }) {
 		series = slices.SortedStableFunc(slices.Values(series), func(a, b snapshot.Sample) int {
 			return a.Time.Compare(b.Time)
 		})
 	}
 	in := InWindow(series, now, cfg.Window)
-	var a aggregator
+	a := &g.a
+	a.reset()
 	for _, s := range in {
 		a.push(now.Sub(s.Time), float64(s.MilliCPU), float64(s.Memory))
 	}

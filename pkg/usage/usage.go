@@ -8,6 +8,9 @@
 // Unusable for every non-terminal pod on a considered node): a cycle needs
 // the usage of its eviction candidates, not of all 150,000 pods, and
 // aggregating those costs about half a second (see BenchmarkUnusable).
+// A pod's aggregate is kept for the snapshot's lineage (snapshot.Memo, one
+// set per window.Config), so the re-plans of a cycle and every view built
+// on its working snapshots aggregate each pod once.
 // Nothing here reads a clock or talks to a source: the snapshot holds the
 // samples (from snapshot files' NodeMetrics/PodMetrics items or the
 // collectors' stores).
@@ -56,6 +59,7 @@ package usage
 import (
 	"math"
 	"slices"
+	"sync"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -198,6 +202,39 @@ type View struct {
 	config   window.Config
 	nodes    map[string]NodeUsage
 	unusable []Unusable // nodes only
+	pods     *podMemo
+}
+
+// podMemoKey keys the pod usages kept for a snapshot lineage
+// (snapshot.Memo): a pod's aggregate depends only on its samples, its
+// creation time, the snapshot's Now and the window configuration, which
+// every snapshot of a lineage shares. A cycle's strategies, its re-plans
+// and the soft taint, node-state and metrics classifications of the same
+// cycle therefore aggregate each pod once.
+type podMemoKey struct{ config window.Config }
+
+// podMemo holds the aggregated usage of the pods asked for so far, by pod
+// object (the snapshot's pods are shared by every snapshot of a lineage),
+// and the scratch space to aggregate the next one.
+type podMemo struct {
+	mu   sync.Mutex
+	pods map[*v1.Pod]PodUsage
+	agg  window.Aggregator
+}
+
+func newPodMemo(*snapshot.Snapshot) any { return &podMemo{pods: map[*v1.Pod]PodUsage{}} }
+
+// pod returns pod's usage in snap (a snapshot of the memo's lineage) with
+// cfg (the memo's configuration), aggregating it on first use.
+func (m *podMemo) pod(snap *snapshot.Snapshot, cfg window.Config, pod *v1.Pod) PodUsage {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if u, ok := m.pods[pod]; ok {
+		return u
+	}
+	u := podUsage(m.agg.Aggregate(snap.PodSamplesOf(pod), snap.Now, cfg))
+	m.pods[pod] = u
+	return u
 }
 
 // reasonNotConsidered is the Reason of a node the snapshot does not
@@ -209,12 +246,14 @@ const reasonNotConsidered = "not a considered node of the snapshot"
 // until asked for.
 func Compute(snap *snapshot.Snapshot, cfg window.Config) *View {
 	nodes := snap.Nodes()
-	v := &View{snap: snap, config: cfg, nodes: make(map[string]NodeUsage, len(nodes))}
+	v := &View{snap: snap, config: cfg, nodes: make(map[string]NodeUsage, len(nodes)),
+		pods: snap.Memo(podMemoKey{config: cfg}, newPodMemo).(*podMemo)}
 	// Most snapshots have no MetricResource at all: its missing result is
 	// the same for every node, computed once.
 	noMetric := metricUsage(window.AggregatePoints(nil, snap.Now, cfg))
+	var agg window.Aggregator
 	for _, ni := range nodes {
-		nu := nodeUsage(ni, window.Aggregate(snap.NodeSamples(ni.Name()), snap.Now, cfg))
+		nu := nodeUsage(ni, agg.Aggregate(snap.NodeSamples(ni.Name()), snap.Now, cfg))
 		v.subtractRemoved(ni, &nu)
 		nu.MetricResource = noMetric
 		if points := snap.NodeMetricResource(ni.Name()); len(points) > 0 {
@@ -304,13 +343,14 @@ func (v *View) Node(name string) NodeUsage {
 		MetricResource: MetricUsage{Percent: math.NaN(), State: window.StateMissing, Reason: reasonNotConsidered}}
 }
 
-// Pod aggregates the snapshot's samples of pod (O(its samples); callers
-// keep the result rather than ask again in a loop): those taken since its
+// Pod aggregates the snapshot's samples of pod: those taken since its
 // creation (snapshot.PodSamplesOf), so a pod recreated with the same name
 // does not inherit its predecessor's usage. A pod without samples is
-// StateMissing.
+// StateMissing. The result is kept for the snapshot's lineage (see
+// podMemoKey): asking again, from this view or from another view with the
+// same configuration on a snapshot of the lineage, costs a map lookup.
 func (v *View) Pod(pod *v1.Pod) PodUsage {
-	return podUsage(window.Aggregate(v.snap.PodSamplesOf(pod), v.snap.Now, v.config))
+	return v.pods.pod(v.snap, v.config, pod)
 }
 
 // Unusable returns the considered nodes (by name) and then the

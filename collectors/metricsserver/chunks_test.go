@@ -125,3 +125,25 @@ func FuzzDecodeChunks(f *testing.F) {
 		}
 	})
 }
+
+// TestDecodePodsAllocations: decoding allocates the pod names and little
+// else: one allocation per sample (its name; namespaces and timestamps
+// are shared) plus at most 200 for the buffers, the sample slice's growth
+// and the distinct timestamps and windows. realisticPods(3000) has 3000 -
+// 31 = 2,969 pods with containers (every 97th has none) and 100 distinct
+// timestamps.
+func TestDecodePodsAllocations(t *testing.T) {
+	data := realisticPods(3000)
+	samples := 0
+	allocs := testing.AllocsPerRun(5, func() {
+		var p collectors.Problems
+		out, err := DecodePods(bytes.NewReader(data), &p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		samples = len(out)
+	})
+	if samples != 2969 || allocs > float64(samples+200) {
+		t.Errorf("%d samples, %.0f allocations; want 2969 samples and at most %d allocations", samples, allocs, samples+200)
+	}
+}

@@ -12,6 +12,7 @@ import (
 // are made of, then checked against the JSON grammar; a literal is
 // compared byte by byte. Every token is whole in the buffer when it is
 // handed out.
+
 // Flags of a string token (scanString).
 const (
 	// strEscaped marks a string with a backslash escape.
@@ -31,6 +32,7 @@ var (
 	spaceByte = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
 )
 
+// init fills plainByte and numberByte.
 func init() {
 	for c := ' '; c < utf8.RuneSelf; c++ {
 		plainByte[c] = c != '"' && c != '\\'

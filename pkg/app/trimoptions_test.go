@@ -8,7 +8,8 @@ import (
 
 // TestTrimOptions: the example policies (PodLifeTime by age only) keep
 // only the Ready condition; a PodLifeTime conditions filter, even in a
-// profile where it is not enabled, keeps them all.
+// profile where it is not enabled, keeps them all. Every policy drops the
+// container states' times.
 func TestTrimOptions(t *testing.T) {
 	withConditions := filepath.Join(t.TempDir(), "conditions.yaml")
 	if err := os.WriteFile(withConditions, []byte(`apiVersion: descheduler/v1alpha2
@@ -38,8 +39,12 @@ profiles:
 		if err != nil {
 			t.Fatalf("%s: %v", tc.file, err)
 		}
-		if got := trimOptions(policy).OnlyReadyCondition; got != tc.readyOnly {
-			t.Errorf("%s: OnlyReadyCondition %t, want %t", filepath.Base(tc.file), got, tc.readyOnly)
+		got := trimOptions(policy)
+		if got.OnlyReadyCondition != tc.readyOnly {
+			t.Errorf("%s: OnlyReadyCondition %t, want %t", filepath.Base(tc.file), got.OnlyReadyCondition, tc.readyOnly)
+		}
+		if !got.DropContainerTimes {
+			t.Errorf("%s: DropContainerTimes false, want true (no policy reads them)", filepath.Base(tc.file))
 		}
 	}
 }

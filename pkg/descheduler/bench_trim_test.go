@@ -15,14 +15,15 @@ import (
 
 // BenchmarkCycleTrimmed5000 is BenchmarkCycleAllStrategies at 5,000 nodes
 // on what a live run's informers hold: the realistic generated cluster
-// (Params.Realistic) passed through snapshot.InformerTransform. It also
+// (Params.Realistic) passed through the informer transform with the
+// options a live run uses for this policy. It also
 // reports the heap live after the cycle (objects, usage series and the
 // cycle's snapshot; MB-live).
 func BenchmarkCycleTrimmed5000(b *testing.B) {
 	policy, reg := loadBenchPolicy(b)
 	profiles := buildBenchProfiles(b, policy, reg)
 	full, p := generate(b, scenario.Params{Nodes: 5000, PodsPerNode: 30, Seed: 1, Realistic: true})
-	objs := snapshot.TrimObjects(full)
+	objs := snapshot.TrimObjectsWith(full, snapshot.TrimOptions{OnlyReadyCondition: true, DropContainerTimes: true})
 	full = snapshot.Objects{} // only the trimmed objects stay live, as in a live run
 	var err error
 	ctx := klog.NewContext(context.Background(), logr.Discard())

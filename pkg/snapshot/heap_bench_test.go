@@ -21,7 +21,9 @@ import (
 // (the encoded objects excluded). It reports MB and bytes per pod for
 // each transform: none, the managedFields drop alone, the managedFields
 // drop plus one further cut each (to see where the bulk is), and the
-// informers' transforms (snapshot.TrimPod, snapshot.TrimNode). Run with
+// informers' transforms (snapshot.TrimPod, snapshot.TrimNode; shared; and
+// as `descheduler run` trims for a policy without a PodLifeTime conditions
+// filter, pkg/app trimOptions: live). Run with
 //
 //	HEAP_NODES=5000 go test -run '^$' -bench InformerHeap -benchtime 1x ./pkg/snapshot/
 //
@@ -89,6 +91,8 @@ func heapCases() []heapCase {
 		{"managedFields+nodeImages", noMF, func(n *v1.Node) *v1.Node { noMFNode(n).Status.Images = nil; return n }},
 		{"trimmed", snapshot.TrimPod, snapshot.TrimNode},
 		{"trimmed+shared", transformed[*v1.Pod](snapshot.InformerTransform()), transformed[*v1.Node](snapshot.InformerTransform())},
+		{"live", transformed[*v1.Pod](snapshot.InformerTransformWith(snapshot.TrimOptions{OnlyReadyCondition: true,
+			DropContainerTimes: true})), transformed[*v1.Node](snapshot.InformerTransform())},
 	}
 }
 

@@ -1,12 +1,14 @@
 package snapshot
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
+	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/informers"
@@ -168,12 +170,33 @@ func (s *InformerSource) Objects() (Objects, error) {
 		return Objects{}, err
 	}
 	sortByKey(objs.Nodes)
-	sortByKey(objs.Pods)
+	sortPodsByKey(objs.Pods)
 	sortByKey(objs.PDBs)
 	sortByKey(objs.PriorityClasses)
 	sortByKey(objs.Namespaces)
 	sortByKey(objs.PersistentVolumeClaims)
 	return objs, nil
+}
+
+// sortPodsByKey sorts pods by namespace, then name (comparePods). The
+// keys are laid side by side first: comparing through the pods reads
+// 150,000 scattered objects O(n log n) times, and through metav1.Object's
+// methods at that (docs/benchmarks.md, "Live 5,000 nodes").
+func sortPodsByKey(pods []*v1.Pod) {
+	type keyed struct {
+		namespace, name string
+		pod             *v1.Pod
+	}
+	ks := make([]keyed, len(pods))
+	for i, p := range pods {
+		ks[i] = keyed{p.Namespace, p.Name, p}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		return cmp.Or(strings.Compare(a.namespace, b.namespace), strings.Compare(a.name, b.name))
+	})
+	for i := range ks {
+		pods[i] = ks[i].pod
+	}
 }
 
 // sortByKey sorts objects by namespace, then name.

@@ -2,6 +2,8 @@ package snapshot
 
 import (
 	"math/rand/v2"
+	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -77,5 +79,79 @@ func BenchmarkNew(b *testing.B) {
 		if _, err := New(objs, Options{Now: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestDuplicatePod finds a repeated namespace/name in pods sorted by
+// namespace and name (neighbours compared) and in any other order (a set),
+// and nothing when the same name is in two namespaces.
+func TestDuplicatePod(t *testing.T) {
+	p := func(ns, name string) *v1.Pod { return builders.MakePod(ns, name).Obj() }
+	tests := []struct {
+		name string
+		pods []*v1.Pod
+		want string // "" for none
+	}{
+		{name: "sorted, none", pods: []*v1.Pod{p("a", "p"), p("a", "q"), p("b", "p")}},
+		{name: "sorted, in the middle", pods: []*v1.Pod{p("a", "p"), p("b", "p"), p("b", "p"), p("c", "a")}, want: "b/p"},
+		{name: "unsorted, far apart", pods: []*v1.Pod{p("b", "p"), p("a", "z"), p("c", "a"), p("b", "p")}, want: "b/p"},
+		{name: "unsorted, none", pods: []*v1.Pod{p("b", "p"), p("a", "p"), p("a", "o")}},
+		{name: "empty"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			key, dup := duplicatePod(tt.pods)
+			if got := map[bool]string{true: key.String()}[dup]; got != tt.want {
+				t.Errorf("duplicatePod = %q (%v), want %q", got, dup, tt.want)
+			}
+		})
+	}
+}
+
+// TestSortPodsByKey orders as comparePods does (namespace, then name, byte
+// order), so New's neighbour check for duplicates applies to what
+// InformerSource lists.
+func TestSortPodsByKey(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var pods []*v1.Pod
+	for i := range 500 {
+		pods = append(pods, builders.MakePod([]string{"kube-system", "a", "B", "a-b"}[rng.IntN(4)],
+			"p-"+strconv.Itoa(rng.IntN(100))+"-"+strconv.Itoa(i%7)).Obj())
+	}
+	sortPodsByKey(pods)
+	if !slices.IsSortedFunc(pods, comparePods) {
+		t.Fatal("sortPodsByKey's order is not comparePods'")
+	}
+}
+
+// BenchmarkNewSorted is BenchmarkNew with the pods sorted by namespace and
+// name, as InformerSource hands them to New in a live cycle.
+func BenchmarkNewSorted(b *testing.B) {
+	objs := benchCluster(5000, 30)
+	sortPodsByKey(objs.Pods)
+	objs.PodMetricsSorted = true
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if _, err := New(objs, Options{Now: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSortPodsByKey sorts the 150,000 pods of benchCluster(5000, 30)
+// from a random order, as InformerSource does each cycle.
+func BenchmarkSortPodsByKey(b *testing.B) {
+	objs := benchCluster(5000, 30)
+	rng := rand.New(rand.NewPCG(7, 8))
+	pods := make([]*v1.Pod, len(objs.Pods))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		copy(pods, objs.Pods)
+		rng.Shuffle(len(pods), func(i, j int) { pods[i], pods[j] = pods[j], pods[i] })
+		b.StartTimer()
+		sortPodsByKey(pods)
 	}
 }

@@ -30,6 +30,10 @@ type sharer struct {
 	affinity     map[string]*v1.Affinity
 	spread       map[string][]v1.TopologySpreadConstraint
 	nodeSelector map[string]map[string]string
+	// statusLists shares container status lists when statuses is set
+	// (live pods trimmed with TrimOptions.DropContainerTimes).
+	statusLists map[string][]v1.ContainerStatus
+	statuses    bool
 	// key is scratch space for a map's key.
 	key []byte
 	// names is scratch space for sorted map keys.
@@ -50,6 +54,7 @@ func newSharer() *sharer {
 		containers: map[string][]v1.Container{}, tolerations: map[string][]v1.Toleration{},
 		owners: map[string][]metav1.OwnerReference{}, affinity: map[string]*v1.Affinity{},
 		spread: map[string][]v1.TopologySpreadConstraint{}, nodeSelector: map[string]map[string]string{},
+		statusLists: map[string][]v1.ContainerStatus{},
 	}
 }
 

@@ -22,8 +22,9 @@ func newLiveSharer() *sharer {
 
 // trimmedPod makes a pod returned by TrimPod share its labels, node
 // selector, owner references, tolerations, affinity, spread constraints,
-// containers and resource lists with the pods seen before that have equal
-// ones (the pods of one workload), and interns its repeated strings.
+// containers and resource lists (and its container status lists, when the
+// sharer shares statuses) with the pods seen before that have equal ones
+// (the pods of one workload), and interns its repeated strings.
 func (s *sharer) trimmedPod(p *v1.Pod) {
 	p.Labels = s.labelMap(p.Labels)
 	p.Spec.NodeSelector = s.labelMap(p.Spec.NodeSelector)
@@ -55,6 +56,13 @@ func (s *sharer) trimmedPod(p *v1.Pod) {
 			internState(&statuses[i].State)
 			internState(&statuses[i].LastTerminationState)
 		}
+	}
+	if s.statuses {
+		// Last, once the pod's own statuses are interned: a shared list is
+		// read by the cycle and must not be written again.
+		byProto(s, s.statusLists, &p.Status.InitContainerStatuses)
+		byProto(s, s.statusLists, &p.Status.ContainerStatuses)
+		byProto(s, s.statusLists, &p.Status.EphemeralContainerStatuses)
 	}
 }
 

@@ -94,18 +94,20 @@ func podUID(i int) types.UID {
 
 // sibling returns pod i as a copy of template (the API-created pod of the
 // same ReplicaSet, slot of the same node layout) with its own name, uid,
-// node, requests, IPs and container ids.
+// node, IPs and container ids, and its own requests with perPodRequests.
 func sibling(template *corev1.Pod, i int, l layout) *corev1.Pod {
 	node, slot, rs := l.place(i)
 	p := template.DeepCopy()
 	p.Name, p.UID = podName(rs, i), podUID(i)
 	p.Spec.NodeName = nodeName(node)
-	cpu, mem := podCPUMilli(i), podMemoryMi(i)
-	c := &p.Spec.Containers[0]
-	c.Resources.Requests[corev1.ResourceCPU] = *resource.NewMilliQuantity(cpu, resource.DecimalSI)
-	c.Resources.Requests[corev1.ResourceMemory] = *resource.NewQuantity(mem<<20, resource.BinarySI)
-	c.Resources.Limits[corev1.ResourceCPU] = *resource.NewMilliQuantity(2*cpu, resource.DecimalSI)
-	c.Resources.Limits[corev1.ResourceMemory] = *resource.NewQuantity(mem<<20, resource.BinarySI)
+	if l.perPodRequests {
+		cpu, mem := l.requests(i)
+		c := &p.Spec.Containers[0]
+		c.Resources.Requests[corev1.ResourceCPU] = *resource.NewMilliQuantity(cpu, resource.DecimalSI)
+		c.Resources.Requests[corev1.ResourceMemory] = *resource.NewQuantity(mem<<20, resource.BinarySI)
+		c.Resources.Limits[corev1.ResourceCPU] = *resource.NewMilliQuantity(2*cpu, resource.DecimalSI)
+		c.Resources.Limits[corev1.ResourceMemory] = *resource.NewQuantity(mem<<20, resource.BinarySI)
+	}
 	ip := podIP(node, slot)
 	p.Status.PodIP, p.Status.PodIPs = ip, []corev1.PodIP{{IP: ip}}
 	p.Status.HostIP, p.Status.HostIPs = nodeIP(node), []corev1.HostIP{{IP: nodeIP(node)}}

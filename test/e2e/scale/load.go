@@ -265,7 +265,8 @@ func (l *loader) setNodeUsage(i int) {
 	l.metrics.SetNodeUsage(nodeName(i), milli(cpu), mebi(mem))
 }
 
-// podUsage is pod i's usage on node: its requests times the node's usage
+// podUsage is pod i's usage on node: its usage basis (podCPUMilli,
+// podMemoryMi; its requests with REQUESTS=pod) times the node's usage
 // factor (memory at most 1.2x).
 func podUsage(i, node int) (cpuMilli, memMi int64) {
 	f := usageFactor(node)
@@ -275,7 +276,8 @@ func podUsage(i, node int) (cpuMilli, memMi int64) {
 // pod creates pod i through the API, writes its status and returns it.
 func (l *loader) pod(ctx context.Context, i int, rsUID types.UID, now metav1.Time) (*corev1.Pod, error) {
 	nodeIndex, slot, rs := l.layout.place(i)
-	p := newPod(i, rs, rsUID, nodeName(nodeIndex))
+	cpu, mem := l.layout.requests(i)
+	p := newPod(i, rs, rsUID, nodeName(nodeIndex), cpu, mem)
 	var created *corev1.Pod
 	if err := retry(ctx, func() (err error) {
 		created, err = l.client.CoreV1().Pods(p.Namespace).Create(ctx, p, metav1.CreateOptions{})

@@ -15,6 +15,10 @@
 //	WORKERS=48                   concurrent API requests of the loader
 //	WATCHLIST=1|0|both           client-go's WatchListClient on (1, the binary's default),
 //	                             off (0), or both: once off, once on, against the same cluster
+//	REQUESTS=template            template: the pods of a ReplicaSet request what its template
+//	                             does (as the ReplicaSet controller makes them); pod: every pod
+//	                             its own requests (pods resized in place), the worst case for
+//	                             the informer cache, which shares equal containers
 //	LOAD=etcd                    etcd: one pod per ReplicaSet through the API, the rest
 //	                             written to etcd (etcdload.go); api: every pod through the API
 //	E2E_DESCHEDULER=BIN[,BIN...] prebuilt binaries, each measured in turn against the
@@ -52,6 +56,7 @@ import (
 type settings struct {
 	nodes, podsPerNode, cycles, workers int
 	keep, viaEtcd, profile              bool
+	perPodRequests                      bool // REQUESTS=pod
 	watchModes                          []bool // WatchListClient off/on, one run each
 	binDir                              string
 	binaries                            []string // descheduler binaries, one run each
@@ -95,6 +100,13 @@ func readSettings() (settings, error) {
 		v, err := envInt(f.name, f.def)
 		errs = append(errs, err)
 		*f.dst = v
+	}
+	switch r := os.Getenv("REQUESTS"); r {
+	case "", "template":
+	case "pod":
+		s.perPodRequests = true
+	default:
+		errs = append(errs, fmt.Errorf("REQUESTS=%q: want template or pod", r))
 	}
 	if l := os.Getenv("LOAD"); l != "" && l != "api" && l != "etcd" {
 		errs = append(errs, fmt.Errorf("LOAD=%q: want api or etcd", l))
@@ -171,8 +183,12 @@ func benchmark(ctx context.Context, s settings, work string) ([]*result, error) 
 	if err != nil {
 		return nil, err
 	}
-	base := result{nodes: s.nodes, pods: s.nodes * s.podsPerNode}
-	l := &loader{client: client, workers: s.workers, layout: layout{nodes: s.nodes, podsPerNode: s.podsPerNode}, metrics: metrics}
+	base := result{nodes: s.nodes, pods: s.nodes * s.podsPerNode, requests: "template"}
+	if s.perPodRequests {
+		base.requests = "pod"
+	}
+	l := &loader{client: client, workers: s.workers, layout: layout{nodes: s.nodes, podsPerNode: s.podsPerNode,
+		perPodRequests: s.perPodRequests}, metrics: metrics}
 	if s.viaEtcd {
 		l.etcd = &etcdWriter{url: "http://127.0.0.1:" + strconv.Itoa(cluster.Port("etcd")), http: &http.Client{Timeout: time.Minute}}
 	}

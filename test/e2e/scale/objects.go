@@ -32,6 +32,23 @@ const (
 // (i/podsPerRS)%50), so the 30 pods of a ReplicaSet run on 30 nodes.
 type layout struct {
 	nodes, podsPerNode int
+	// perPodRequests gives every pod its own requests (REQUESTS=pod)
+	// instead of its ReplicaSet template's: the worst case for the
+	// descheduler's informer cache, which shares the containers of pods
+	// with equal ones (pods resized in place by a VPA differ like this).
+	perPodRequests bool
+}
+
+// requests returns pod i's cpu (millicores) and memory (MiB) requests:
+// those of its ReplicaSet's template, so equal for the 30 pods of one
+// ReplicaSet as the ReplicaSet controller makes them, or its own with
+// perPodRequests. Either way 250m and 1Gi on average.
+func (l layout) requests(i int) (cpuMilli, memMi int64) {
+	if l.perPodRequests {
+		return podCPUMilli(i), podMemoryMi(i)
+	}
+	_, _, rs := l.place(i)
+	return podCPUMilli(rs), podMemoryMi(rs)
 }
 
 // place returns pod i's node, its slot on the node and its ReplicaSet.
@@ -57,10 +74,12 @@ func appName(rs int) string { return fmt.Sprintf("app-%04d", rs) }
 // podName is unique per ReplicaSet: the RS name plus the pod's index.
 func podName(rs, i int) string { return fmt.Sprintf("%s-%06d", rsName(rs), i) }
 
-// podCPUMilli is pod i's cpu request, 100m-400m, 250m on average.
+// podCPUMilli spreads cpu over 100m-400m, 250m on average: pod i's usage
+// basis (podUsage), and a request (layout.requests).
 func podCPUMilli(i int) int64 { return 100 + int64(i*37%7)*50 }
 
-// podMemoryMi is pod i's memory request, 512Mi-1536Mi, 1Gi on average.
+// podMemoryMi spreads memory over 512Mi-1536Mi, 1Gi on average, as
+// podCPUMilli does cpu.
 func podMemoryMi(i int) int64 { return 512 + int64(i*53%5)*256 }
 
 // newNode is a node with a realistic set of labels; its status (capacity,
@@ -141,14 +160,14 @@ func replicaSetStatus(rs *appsv1.ReplicaSet) {
 }
 
 // newPod is pod i (cluster-wide index) of ReplicaSet rs with uid rsUID, bound
-// to node: about 4 KB of JSON with the status podStatus writes (labels,
+// to node, requesting cpu millicores and mem MiB: about 4 KB of JSON with the status podStatus writes (labels,
 // annotations, an owner reference, two containers with env, probes,
 // resources and mounts, a ConfigMap and a Secret volume, preferred
 // anti-affinity; no emptyDir, which DefaultEvictor's evictLocalStoragePods
 // default would make every pod unevictable); the API
 // server adds the service-account volume, tolerations, defaults and
 // managedFields.
-func newPod(i, rs int, rsUID types.UID, node string) *corev1.Pod {
+func newPod(i, rs int, rsUID types.UID, node string, cpu, mem int64) *corev1.Pod {
 	app := appName(rs)
 	controller := true
 	grace := int64(30)
@@ -164,8 +183,6 @@ func newPod(i, rs int, rsUID types.UID, node string) *corev1.Pod {
 		"checksum/config":                   fmt.Sprintf("%064x", rs*7919+1),
 		"example.com/owner-team":            fmt.Sprintf("team-%d@example.com", rs%40),
 	}
-	cpu := podCPUMilli(i)
-	mem := podMemoryMi(i)
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: podName(rs, i), Namespace: rsNamespace(rs), Labels: labels, Annotations: annotations,
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rsName(rs), UID: rsUID,

@@ -12,7 +12,7 @@ import (
 // TestPodSize keeps the generated pod realistic: about 4-5 KB of JSON with
 // its status, before the API server adds defaults and managedFields.
 func TestPodSize(t *testing.T) {
-	p := newPod(7, 0, "0b5e8a52-3c1f-4c3e-9d51-0e0f1a2b3c4d", nodeName(7))
+	p := newPod(7, 0, "0b5e8a52-3c1f-4c3e-9d51-0e0f1a2b3c4d", nodeName(7), 250, 1024)
 	podStatus(p, 7, 0, metav1.NewTime(time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)))
 	b, err := json.Marshal(p)
 	if err != nil {
@@ -83,11 +83,11 @@ func TestUsageClasses(t *testing.T) {
 }
 
 // TestSiblingStorage: a sibling differs from its template in name, uid,
-// node, requests and IPs, and encodes as the API server stores pods
-// (protobuf with the "k8s\x00" prefix) and decodes back.
+// node and IPs (and requests with perPodRequests), and encodes as the API
+// server stores pods (protobuf with the "k8s\x00" prefix) and decodes back.
 func TestSiblingStorage(t *testing.T) {
 	l := layout{nodes: 100, podsPerNode: 30}
-	tmpl := newPod(0, 0, "rs-uid", nodeName(0))
+	tmpl := newPod(0, 0, "rs-uid", nodeName(0), 100, 512)
 	podStatus(tmpl, 0, 0, metav1.NewTime(time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)))
 	tmpl.ResourceVersion = "42"
 	// Pod 7 is ReplicaSet 0's, on node 7 slot 0.
@@ -95,8 +95,17 @@ func TestSiblingStorage(t *testing.T) {
 	if p.Name != podName(0, 7) || p.UID != podUID(7) || p.Spec.NodeName != nodeName(7) || p.Status.HostIP != nodeIP(7) {
 		t.Errorf("sibling identity: %s %s %s %s", p.Name, p.UID, p.Spec.NodeName, p.Status.HostIP)
 	}
-	if got := p.Spec.Containers[0].Resources.Requests.Cpu().MilliValue(); got != podCPUMilli(7) {
-		t.Errorf("cpu request %dm, want %dm", got, podCPUMilli(7))
+	// Pod 8 (ReplicaSet 0 too) requests its template's 100m, or with
+	// perPodRequests its own podCPUMilli(8) = 100 + (8*37 % 7 = 2)*50 = 200m.
+	for _, perPod := range []bool{false, true} {
+		l.perPodRequests = perPod
+		want := map[bool]int64{false: 100, true: 200}[perPod]
+		if got := sibling(tmpl, 8, l).Spec.Containers[0].Resources.Requests.Cpu().MilliValue(); got != want {
+			t.Errorf("perPodRequests %v: cpu request %dm, want %dm", perPod, got, want)
+		}
+		if cpu, _ := l.requests(8); cpu != want {
+			t.Errorf("perPodRequests %v: layout.requests(8) cpu %dm, want %dm", perPod, cpu, want)
+		}
 	}
 	if tmpl.Name != podName(0, 0) || tmpl.Spec.NodeName != nodeName(0) {
 		t.Error("sibling changed its template")

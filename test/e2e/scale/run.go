@@ -86,6 +86,7 @@ type result struct {
 	apiPods          int           // pods created through the API (the rest written to etcd)
 	apiPodsTime      time.Duration // how long those took
 	podBytes         int
+	requests         string // "template" or "pod" (REQUESTS)
 	firstCycle       time.Duration // process start to the first "Cycle finished"
 	firstUsageCycle  time.Duration // process start to the first cycle in which LowNodeUtilization found hot nodes
 	cycles           []time.Duration
@@ -96,10 +97,10 @@ type result struct {
 }
 
 func (r *result) summary() string {
-	return fmt.Sprintf("bench-live: nodes=%d pods=%d podBytes=%d load=%s apiPods=%d/%s firstCycle=%s firstUsageCycle=%s "+
+	return fmt.Sprintf("bench-live: nodes=%d pods=%d podBytes=%d requests=%s load=%s apiPods=%d/%s firstCycle=%s firstUsageCycle=%s "+
 		"cycles=%d cycleP50=%s cycleMax=%s peakRSS=%.0fMiB cpu=%.1fs apiserverRSS=%.0fMiB apiserverPeakRSS=%.0fMiB "+
 		"apiserverRSSIncrease=%.0fMiB startLISTs=%s openedWATCHes=%s watchList=%t attempted=%d binary=%s env=%s flags=%s",
-		r.nodes, r.pods, r.podBytes, r.load.Round(100*time.Millisecond), r.apiPods, r.apiPodsTime.Round(100*time.Millisecond), r.firstCycle.Round(10*time.Millisecond),
+		r.nodes, r.pods, r.podBytes, r.requests, r.load.Round(100*time.Millisecond), r.apiPods, r.apiPodsTime.Round(100*time.Millisecond), r.firstCycle.Round(10*time.Millisecond),
 		r.firstUsageCycle.Round(10*time.Millisecond), len(r.cycles), percentile(r.cycles, 50).Round(time.Millisecond),
 		percentile(r.cycles, 100).Round(time.Millisecond), r.peakRSS, r.cpu, r.apiBase, r.apiPeak, r.apiPeak-r.apiBase,
 		formatCounts(r.lists), formatCounts(r.watches), r.watchList, r.attempted, filepath.Base(r.binary), strings.Join(r.env, ","), strings.Join(r.flags, ","))

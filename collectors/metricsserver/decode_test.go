@@ -204,6 +204,17 @@ func TestStreamRejectsWhatTypedRejects(t *testing.T) {
 		"items object":      []byte(`{"items":{}}`),
 		"truncated":         []byte(`{"items":[{"metadata":{"name":"a"}`),
 		"not an object":     []byte(`[]`),
+		"null window":       item(`{"metadata":{"name":"a"},"window":null}`),
+		"earlier timestamp": item(`{"metadata":{"name":"a"},"timestamp":"yesterday","timestamp":"2025-01-01T12:00:00Z"}`),
+		"bad escape":        item(`{"metadata":{"name":"a\x"}}`),
+		"control byte":      item("{\"metadata\":{\"name\":\"a\tb\"}}"),
+		"bad number":        item(`{"metadata":{"name":"a"},"x":-01}`),
+		"trailing comma":    item(`{"metadata":{"name":"a"},}`),
+		"missing colon":     item(`{"metadata" {"name":"a"}}`),
+		"bad literal":       item(`{"metadata":{"name":"a"},"x":nul}`),
+		"truncated escape":  []byte(`{"items":[{"metadata":{"name":"a\u00`),
+		"truncated number":  []byte(`{"items":[{"x":1`),
+		"nested too deep":   item(`{"x":` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + `}`),
 	} {
 		if _, _, err := typedPods(data); err == nil {
 			t.Fatalf("%s: the typed decode accepts it; the case is wrong", name)
@@ -253,6 +264,9 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"items":[{"metadata":{"name":"n1"},"timestamp":"2025-01-01T12:00:00Z","usage":{"cpu":"1","memory":"1Ki"}}]}`))
 	f.Add([]byte(`null`))
 	f.Add([]byte(`{"items":null}`))
+	for _, seed := range trickySeeds() {
+		f.Add(seed)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if topLevelItems(data) > 1 || hugeExponent.Match(data) {
 			t.Skip()

@@ -91,7 +91,9 @@ func restClient(client metricsclientset.Interface) *rest.RESTClient {
 }
 
 // streamList GETs the list of resource (nodes or pods, all namespaces) and
-// decodes the response body as it arrives, never holding all of it.
+// decodes the response body as it arrives, never holding all of it (the
+// decoders read it readBufferSize bytes at a time: over HTTP/2 each Read of
+// the body may send a WINDOW_UPDATE frame).
 func streamList[T any](ctx context.Context, rc *rest.RESTClient, resource string,
 	decode func(io.Reader) ([]T, error)) ([]T, error) {
 	body, err := rc.Get().Resource(resource).SetHeader("Accept", "application/json").Stream(ctx)

@@ -173,6 +173,7 @@ func takeSnapshot(ctx context.Context, o *SnapshotOptions, deps snapshotDeps, ou
 	if err != nil {
 		return err
 	}
+	snapshot.SortPodsByKey(objs.Pods) // a file lists them in a stable order
 	now := deps.Clock.Now()
 	exp := c.Store().Export(now)
 	objs.NodeMetrics, objs.PodMetrics = liveSeries(objs, exp)

@@ -137,8 +137,10 @@ func (s *InformerSource) unsynced() string {
 	return strings.Join(names, ", ")
 }
 
-// Objects lists the cached objects. Each kind is sorted by namespace and
-// name so that a snapshot does not depend on cache order. The objects are
+// Objects lists the cached objects. Each kind but pods is sorted by
+// namespace and name so that a snapshot does not depend on cache order;
+// the pods are in cache order and marked PodsUnique (New orders what it
+// keeps of them; SortPodsByKey orders them for a file). The objects are
 // shared with the informer caches and must not be modified. Usage samples
 // are not part of this source (NodeMetrics and PodMetrics are nil).
 func (s *InformerSource) Objects() (Objects, error) {
@@ -170,7 +172,7 @@ func (s *InformerSource) Objects() (Objects, error) {
 		return Objects{}, err
 	}
 	sortByKey(objs.Nodes)
-	sortPodsByKey(objs.Pods)
+	objs.PodsUnique = true
 	sortByKey(objs.PDBs)
 	sortByKey(objs.PriorityClasses)
 	sortByKey(objs.Namespaces)
@@ -178,11 +180,10 @@ func (s *InformerSource) Objects() (Objects, error) {
 	return objs, nil
 }
 
-// sortPodsByKey sorts pods by namespace, then name (comparePods). The
-// keys are laid side by side first: comparing through the pods reads
-// 150,000 scattered objects O(n log n) times, and through metav1.Object's
-// methods at that (docs/benchmarks.md, "Live 5,000 nodes").
-func sortPodsByKey(pods []*v1.Pod) {
+// SortPodsByKey sorts pods by namespace, then name. The keys are laid
+// side by side first: comparing through the pods reads 150,000 scattered
+// objects O(n log n) times (docs/benchmarks.md, "Live 5,000 nodes").
+func SortPodsByKey(pods []*v1.Pod) {
 	type keyed struct {
 		namespace, name string
 		pod             *v1.Pod

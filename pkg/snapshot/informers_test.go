@@ -51,7 +51,12 @@ func TestInformerSourceObjects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Every kind is sorted by namespace, then name.
+	// Every kind but pods is sorted by namespace, then name; the pods come
+	// in cache order, marked unique (SortPodsByKey orders them).
+	if !objs.PodsUnique {
+		t.Error("the pods are not marked PodsUnique")
+	}
+	SortPodsByKey(objs.Pods)
 	want := []string{"Node n1", "Node n2", "Pod a/p1", "Pod a/p2", "Pod b/p1",
 		"PodDisruptionBudget a/pdb", "PriorityClass high", "Namespace a", "Namespace b",
 		"PersistentVolumeClaim a/data", "PersistentVolumeClaim b/data"}

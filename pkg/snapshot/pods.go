@@ -18,13 +18,15 @@ import (
 // slices (each capped at its own end): two allocations instead of one per
 // pod and one growing slice per node, and strategies walking the nodes'
 // pods in order read consecutive memory.
-func (s *Snapshot) addPods(pods []*v1.Pod) error {
+func (s *Snapshot) addPods(pods []*v1.Pod, unique bool) error {
 	index := make(map[string]int32, len(s.nodes))
 	for i, ni := range s.nodes {
 		index[ni.Name()] = int32(i)
 	}
-	if key, dup := duplicatePod(pods); dup {
-		return fmt.Errorf("pod %s appears twice", key)
+	if !unique {
+		if key, dup := duplicatePod(pods); dup {
+			return fmt.Errorf("pod %s appears twice", key)
+		}
 	}
 	bound := make([]*v1.Pod, 0, len(pods))
 	nodeOf := make([]int32, 0, len(pods))
@@ -49,6 +51,9 @@ func (s *Snapshot) addPods(pods []*v1.Pod) error {
 		starts[i+1] += starts[i]
 	}
 	s.placePods(bound, nodeOf, starts)
+	if unique {
+		slices.SortFunc(s.pending, comparePods)
+	}
 	return nil
 }
 

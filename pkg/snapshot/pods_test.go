@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -118,9 +119,9 @@ func TestSortPodsByKey(t *testing.T) {
 		pods = append(pods, builders.MakePod([]string{"kube-system", "a", "B", "a-b"}[rng.IntN(4)],
 			"p-"+strconv.Itoa(rng.IntN(100))+"-"+strconv.Itoa(i%7)).Obj())
 	}
-	sortPodsByKey(pods)
+	SortPodsByKey(pods)
 	if !slices.IsSortedFunc(pods, comparePods) {
-		t.Fatal("sortPodsByKey's order is not comparePods'")
+		t.Fatal("SortPodsByKey's order is not comparePods'")
 	}
 }
 
@@ -128,7 +129,7 @@ func TestSortPodsByKey(t *testing.T) {
 // name, as InformerSource hands them to New in a live cycle.
 func BenchmarkNewSorted(b *testing.B) {
 	objs := benchCluster(5000, 30)
-	sortPodsByKey(objs.Pods)
+	SortPodsByKey(objs.Pods)
 	objs.PodMetricsSorted = true
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -152,6 +153,49 @@ func BenchmarkSortPodsByKey(b *testing.B) {
 		copy(pods, objs.Pods)
 		rng.Shuffle(len(pods), func(i, j int) { pods[i], pods[j] = pods[j], pods[i] })
 		b.StartTimer()
-		sortPodsByKey(pods)
+		SortPodsByKey(pods)
+	}
+}
+
+// TestNewPodsUnique: pods in cache order marked PodsUnique give the same
+// node lists as sorted input, and the pending pods in namespace/name
+// order (unmarked input keeps its pending order; see TestNew).
+func TestNewPodsUnique(t *testing.T) {
+	objs := Objects{
+		Nodes: []*v1.Node{builders.MakeNode("n1").Obj()},
+		Pods: []*v1.Pod{builders.MakePod("b", "z").Obj(), builders.MakePod("a", "y").Node("n1").Obj(),
+			builders.MakePod("a", "x").Node("n1").Obj(), builders.MakePod("a", "w").Obj()},
+		PodsUnique: true,
+	}
+	s, err := New(objs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n1, _ := s.Node("n1")
+	var got []string
+	for _, pi := range n1.Pods {
+		got = append(got, pi.Pod.Name)
+	}
+	for _, p := range s.PendingPods() {
+		got = append(got, p.Namespace+"/"+p.Name)
+	}
+	if want := "[x y a/w b/z]"; fmt.Sprint(got) != want {
+		t.Errorf("node pods then pending: %v, want %s", got, want)
+	}
+}
+
+// BenchmarkNewUnique is BenchmarkNew as a live cycle builds it now: the
+// pods in cache order, marked PodsUnique.
+func BenchmarkNewUnique(b *testing.B) {
+	objs := benchCluster(5000, 30)
+	rng := rand.New(rand.NewPCG(7, 8))
+	rng.Shuffle(len(objs.Pods), func(i, j int) { objs.Pods[i], objs.Pods[j] = objs.Pods[j], objs.Pods[i] })
+	objs.PodMetricsSorted, objs.PodsUnique = true, true
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if _, err := New(objs, Options{Now: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

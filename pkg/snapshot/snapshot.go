@@ -89,7 +89,7 @@ func New(objs Objects, opts Options) (*Snapshot, error) {
 		s.nodes = append(s.nodes, ni)
 	}
 	sort.Slice(s.nodes, func(i, j int) bool { return s.nodes[i].Name() < s.nodes[j].Name() })
-	if err := s.addPods(objs.Pods); err != nil {
+	if err := s.addPods(objs.Pods, objs.PodsUnique); err != nil {
 		return nil, err
 	}
 	for _, pc := range objs.PriorityClasses {

@@ -96,6 +96,13 @@ type Objects struct {
 	// order already (the collectors' stores keep them so), so it does not
 	// check them; otherwise New sorts any series that is not.
 	PodMetricsSorted bool
+	// PodsUnique tells New that no two Pods share a namespace and name
+	// (an informer cache is keyed by them), so it does not check, and
+	// that their order means nothing: New orders the pending pods by
+	// namespace and name instead of keeping the input order. Sorting
+	// 150,000 pods each cycle cost 0.1 s at 5,000 nodes; New sorts each
+	// node's few pods anyway.
+	PodsUnique bool
 	// NodeMetricResource are, per node name, the percentages (0-100) of
 	// the upstream MetricResource: the value of
 	// metricsUtilization.prometheus.query (in [0, 1]) times 100.

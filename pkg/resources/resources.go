@@ -57,13 +57,21 @@ func PodRequests(pod *v1.Pod) List {
 	return l
 }
 
+// ContainersOnly reports whether PodRequests(pod) depends on pod's
+// containers alone: no init containers (and so no sidecars), no overhead,
+// no pod-level resources. Pods sharing one containers slice (the informer
+// cache shares a workload's) then have equal requests.
+func ContainersOnly(pod *v1.Pod) bool {
+	return len(pod.Spec.InitContainers) == 0 && pod.Spec.Overhead == nil && pod.Spec.Resources == nil
+}
+
 // simplePodRequests sums the containers' requests without the maps the
 // general helper allocates, for the common pod shape where that sum is
 // exactly what the scheduler uses: no init containers (and so no
 // sidecars), no overhead, no pod-level resources. It reports false for any
 // other pod.
 func simplePodRequests(pod *v1.Pod) (List, bool) {
-	if len(pod.Spec.InitContainers) > 0 || pod.Spec.Overhead != nil || pod.Spec.Resources != nil {
+	if !ContainersOnly(pod) {
 		return List{}, false
 	}
 	l := List{Pods: 1}

@@ -94,6 +94,7 @@ func (s *Snapshot) placePods(bound []*v1.Pod, nodeOf []int32, starts []int) {
 	}
 	infos := make([]PodInfo, len(ordered))
 	ptrs := make([]*PodInfo, len(ordered))
+	reqs := requestsMemo{}
 	for i, ni := range s.nodes {
 		from, to := starts[i], starts[i+1]
 		if from == to {
@@ -102,7 +103,7 @@ func (s *Snapshot) placePods(bound []*v1.Pod, nodeOf []int32, starts []int) {
 		slices.SortFunc(ordered[from:to], comparePods)
 		for j := from; j < to; j++ {
 			p := ordered[j]
-			infos[j] = PodInfo{Pod: p, Requests: resources.PodRequests(p)}
+			infos[j] = PodInfo{Pod: p, Requests: reqs.of(p)}
 			ptrs[j] = &infos[j]
 			if !IsTerminal(p) {
 				ni.Requested.Add(infos[j].Requests)
@@ -110,6 +111,34 @@ func (s *Snapshot) placePods(bound []*v1.Pod, nodeOf []int32, starts []int) {
 		}
 		ni.Pods = ptrs[from:to:to]
 	}
+}
+
+// requestsMemo keeps resources.PodRequests by containers slice: the live
+// informer cache gives the pods of one workload one shared slice
+// (InformerTransform), so 150,000 pods need a few thousand sums. Only
+// requests without extended resources are kept, so no two PodInfos share
+// a Scalar map.
+type requestsMemo map[containersKey]resources.List
+
+// containersKey identifies a containers slice by its array and length.
+type containersKey struct {
+	first *v1.Container
+	n     int
+}
+
+func (m requestsMemo) of(p *v1.Pod) resources.List {
+	if len(p.Spec.Containers) == 0 || !resources.ContainersOnly(p) {
+		return resources.PodRequests(p)
+	}
+	key := containersKey{first: &p.Spec.Containers[0], n: len(p.Spec.Containers)}
+	if l, ok := m[key]; ok {
+		return l
+	}
+	l := resources.PodRequests(p)
+	if l.Scalar == nil {
+		m[key] = l
+	}
+	return l
 }
 
 // comparePods orders pods by namespace, then name.

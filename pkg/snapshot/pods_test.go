@@ -9,6 +9,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/usage-descheduler/descheduler/test/builders"
@@ -197,5 +198,44 @@ func BenchmarkNewUnique(b *testing.B) {
 		if _, err := New(objs, Options{Now: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestRequestsMemo: pods sharing one containers slice get their sum once;
+// a pod on the same slice with an init container (requests: the larger of
+// 2 cores init and 0.5 core containers = 2 cores) or an overhead
+// (0.5 + 0.25 core) is summed on its own, and extended resources are never
+// shared between pods.
+func TestRequestsMemo(t *testing.T) {
+	shared := builders.MakePod("ns", "a").Req("500m", "1Gi").Obj().Spec.Containers
+	pod := func(name string, edit func(*v1.Pod)) *v1.Pod {
+		p := builders.MakePod("ns", name).Obj()
+		p.Spec.Containers = shared
+		if edit != nil {
+			edit(p)
+		}
+		return p
+	}
+	m := requestsMemo{}
+	a, b := m.of(pod("a", nil)), m.of(pod("b", nil))
+	withInit := m.of(pod("init", func(p *v1.Pod) {
+		p.Spec.InitContainers = builders.MakePod("ns", "x").Req("2", "1Gi").Obj().Spec.Containers
+	}))
+	withOverhead := m.of(pod("overhead", func(p *v1.Pod) {
+		p.Spec.Overhead = v1.ResourceList{v1.ResourceCPU: resource.MustParse("250m")}
+	}))
+	if a.MilliCPU != 500 || b.MilliCPU != 500 || len(m) != 1 {
+		t.Errorf("shared slice: %dm and %dm, %d memo entries; want 500m twice, 1 entry", a.MilliCPU, b.MilliCPU, len(m))
+	}
+	if withInit.MilliCPU != 2000 || withOverhead.MilliCPU != 750 {
+		t.Errorf("init container: %dm (want 2000m); overhead: %dm (want 750m)", withInit.MilliCPU, withOverhead.MilliCPU)
+	}
+	gpu := builders.MakePod("ns", "g").Obj().Spec.Containers
+	gpu[0].Resources.Requests = v1.ResourceList{"example.com/gpu": resource.MustParse("1")}
+	g1 := m.of(&v1.Pod{Spec: v1.PodSpec{Containers: gpu}})
+	g2 := m.of(&v1.Pod{Spec: v1.PodSpec{Containers: gpu}})
+	g1.Scalar["example.com/gpu"] = 5
+	if g2.Get("example.com/gpu") != 1 {
+		t.Errorf("extended resources shared between pods: %d after changing the other, want 1", g2.Get("example.com/gpu"))
 	}
 }

@@ -39,6 +39,10 @@ type Runner struct {
 	// Cycle's Executor consults it before each eviction) and before each
 	// cycle; nil: always allowed (no leader election).
 	Fence fence.Guard
+	// AfterCycle, when set, is called by Run after each cycle, before the
+	// wait for the next one (the live run starts a garbage collection
+	// there; see pkg/app).
+	AfterCycle func()
 }
 
 // Snapshot builds a snapshot from the source at the clock's now.
@@ -108,6 +112,9 @@ func (r *Runner) Run(ctx context.Context, interval time.Duration) error {
 		}
 		if err != nil {
 			klog.FromContext(ctx).Error(err, "Cycle failed")
+		}
+		if r.AfterCycle != nil {
+			r.AfterCycle()
 		}
 		select {
 		case <-ctx.Done():

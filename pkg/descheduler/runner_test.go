@@ -2,6 +2,7 @@ package descheduler
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -137,5 +138,37 @@ func TestRunnerRestoresHistoryOnStart(t *testing.T) {
 	}
 	if at, ok := strat.seen[0].LastNodeEviction("Hot", "n1"); !ok || !at.Equal(evictedAt) {
 		t.Errorf("first cycle after a restart: last eviction %v %v, want %v", at, ok, evictedAt)
+	}
+}
+
+// TestRunnerAfterCycle: Run calls AfterCycle once after each cycle, before
+// waiting for the next: two cycles (the second when the fake clock has
+// passed the interval) give two calls, each after its cycle ran.
+func TestRunnerAfterCycle(t *testing.T) {
+	n1 := builders.MakeNode("n1").Obj()
+	strat := &hotStrategy{listStrategy: listStrategy{name: "Hot", node: "n1"}}
+	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC))
+	var cyclesAtCall []int
+	r := &Runner{Source: &objectsSource{objs: snapshot.Objects{Nodes: []*v1.Node{n1}}}, Clock: clk,
+		Cycle: &Cycle{Executor: evictor.DryRunExecutor{}, Profiles: []Profile{{Name: "p", EvictorArgs: defaultArgs(),
+			Balance: []framework.Strategy{strat}}}}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	calls := make(chan int, 4)
+	r.AfterCycle = func() { calls <- len(strat.seen) }
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx, time.Minute) }()
+	cyclesAtCall = append(cyclesAtCall, <-calls)
+	for !clk.HasWaiters() {
+		time.Sleep(time.Millisecond)
+	}
+	clk.Step(time.Minute)
+	cyclesAtCall = append(cyclesAtCall, <-calls)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(cyclesAtCall) != "[1 2]" {
+		t.Errorf("cycles run at each AfterCycle call: %v, want [1 2]", cyclesAtCall)
 	}
 }

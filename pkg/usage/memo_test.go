@@ -93,3 +93,25 @@ func podOn(t *testing.T, snap *snapshot.Snapshot, i int) *v1.Pod {
 	}
 	return ni.Pods[i].Pod
 }
+
+// The node aggregates are kept for the lineage, and a working snapshot's
+// view subtracts its evicted pods without touching them: n1 (3000m) is
+// 3000m on the origin before and after a working snapshot without p1
+// (1000m) sees 2000m.
+func TestNodeUsageKeptForLineage(t *testing.T) {
+	snap, err := snapshot.New(memoObjects(), snapshot.Options{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := Compute(snap, cfg).Node("n1")
+	p1 := podOn(t, snap, 0)
+	p1Use := Compute(snap, cfg).Pod(p1).MilliCPU // 2000m (memoObjects)
+	working := Compute(snap.WithoutPods(p1), cfg).Node("n1")
+	after := Compute(snap, cfg).Node("n1")
+	if before.MilliCPU != 3000 || after.MilliCPU != 3000 || after.CPUPercent != before.CPUPercent {
+		t.Errorf("origin n1: %dm before, %+v after a working view, want 3000m both", before.MilliCPU, after)
+	}
+	if want := 3000 - p1Use; working.MilliCPU != want {
+		t.Errorf("working n1: %dm, want %dm", working.MilliCPU, want)
+	}
+}

@@ -200,8 +200,9 @@ type Unusable struct {
 type View struct {
 	snap     *snapshot.Snapshot
 	config   window.Config
-	nodes    map[string]NodeUsage
-	unusable []Unusable // nodes only
+	nodes    map[string]NodeUsage // shared by the lineage's views: read only
+	adjusted map[string]NodeUsage // nodes pods were evicted from earlier in the cycle
+	unusable []Unusable           // nodes only
 	pods     *podMemo
 }
 
@@ -242,29 +243,60 @@ func (m *podMemo) pod(snap *snapshot.Snapshot, cfg window.Config, pod *v1.Pod) P
 const reasonNotConsidered = "not a considered node of the snapshot"
 
 // Compute aggregates, at snap.Now with cfg, the series of every considered
-// node. The cost is O(nodes + samples in their windows); pods cost nothing
-// until asked for.
+// node. The cost is O(nodes + samples in their windows) once per snapshot
+// lineage and window configuration (snapshot.Memo: the nodes, their series
+// and the clock are the same on every working snapshot of a cycle); each
+// further view only takes the pods evicted earlier in the cycle off their
+// nodes. Pods cost nothing until asked for.
 func Compute(snap *snapshot.Snapshot, cfg window.Config) *View {
-	nodes := snap.Nodes()
-	v := &View{snap: snap, config: cfg, nodes: make(map[string]NodeUsage, len(nodes)),
+	base := snap.Memo(nodeMemoKey{config: cfg}, func(origin *snapshot.Snapshot) any {
+		return computeNodes(origin, cfg)
+	}).(*nodeBase)
+	v := &View{snap: snap, config: cfg, nodes: base.nodes, unusable: base.unusable,
 		pods: snap.Memo(podMemoKey{config: cfg}, newPodMemo).(*podMemo)}
-	// Most snapshots have no MetricResource at all: its missing result is
-	// the same for every node, computed once.
-	noMetric := metricUsage(window.AggregatePoints(nil, snap.Now, cfg))
-	var agg window.Aggregator
-	for _, ni := range nodes {
-		nu := nodeUsage(ni, agg.Aggregate(snap.NodeSamples(ni.Name()), snap.Now, cfg))
+	for _, ni := range snap.Nodes() {
+		if len(snap.Removed(ni.Name())) == 0 {
+			continue
+		}
+		nu := base.nodes[ni.Name()]
 		v.subtractRemoved(ni, &nu)
-		nu.MetricResource = noMetric
-		if points := snap.NodeMetricResource(ni.Name()); len(points) > 0 {
-			nu.MetricResource = metricUsage(window.AggregatePoints(points, snap.Now, cfg))
+		if v.adjusted == nil {
+			v.adjusted = map[string]NodeUsage{}
 		}
-		v.nodes[ni.Name()] = nu
-		if !nu.Known {
-			v.unusable = append(v.unusable, Unusable{Kind: KindNode, Name: ni.Name(), State: nu.State, Reason: nu.Reason})
-		}
+		v.adjusted[ni.Name()] = nu
 	}
 	return v
+}
+
+// nodeMemoKey keys the node aggregates kept for a snapshot lineage.
+type nodeMemoKey struct{ config window.Config }
+
+// nodeBase is every considered node's usage on a lineage's origin (no pod
+// removed yet), and the nodes among them whose usage is not known.
+type nodeBase struct {
+	nodes    map[string]NodeUsage
+	unusable []Unusable
+}
+
+func computeNodes(origin *snapshot.Snapshot, cfg window.Config) *nodeBase {
+	nodes := origin.Nodes()
+	b := &nodeBase{nodes: make(map[string]NodeUsage, len(nodes))}
+	// Most snapshots have no MetricResource at all: its missing result is
+	// the same for every node, computed once.
+	noMetric := metricUsage(window.AggregatePoints(nil, origin.Now, cfg))
+	var agg window.Aggregator
+	for _, ni := range nodes {
+		nu := nodeUsage(ni, agg.Aggregate(origin.NodeSamples(ni.Name()), origin.Now, cfg))
+		nu.MetricResource = noMetric
+		if points := origin.NodeMetricResource(ni.Name()); len(points) > 0 {
+			nu.MetricResource = metricUsage(window.AggregatePoints(points, origin.Now, cfg))
+		}
+		b.nodes[ni.Name()] = nu
+		if !nu.Known {
+			b.unusable = append(b.unusable, Unusable{Kind: KindNode, Name: ni.Name(), State: nu.State, Reason: nu.Reason})
+		}
+	}
+	return b
 }
 
 // nodeUsage converts an aggregate to a node's usage and percentages.
@@ -335,6 +367,9 @@ func (v *View) Config() window.Config { return v.config }
 // Node returns the usage of a considered node; any other name is
 // StateMissing.
 func (v *View) Node(name string) NodeUsage {
+	if u, ok := v.adjusted[name]; ok {
+		return u
+	}
 	if u, ok := v.nodes[name]; ok {
 		return u
 	}

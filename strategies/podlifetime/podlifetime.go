@@ -125,11 +125,14 @@ func (s *PodLifeTime) scan(origin *snapshot.Snapshot) []overAge {
 	for i, ni := range origin.Nodes() {
 		for _, pi := range ni.Pods {
 			pod := pi.Pod
-			if !s.matcher.Match(pod) || !s.criteria.ownerAllowed(pod) {
-				continue
-			}
+			// Age first: most pods are younger than the limit, and the age
+			// is read next to the namespace, while the owner references are
+			// one more memory read per pod (150,000 pods at 5,000 nodes).
 			age, known := podfilter.Age(pod, origin.Now)
 			if s.maxSeconds != nil && (!known || podfilter.Seconds(age) <= *s.maxSeconds) {
+				continue
+			}
+			if !s.matcher.Match(pod) || !s.criteria.ownerAllowed(pod) {
 				continue
 			}
 			why, ok := s.criteria.match(pod, origin.Now)

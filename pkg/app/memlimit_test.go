@@ -1,6 +1,7 @@
 package app
 
 import (
+	"runtime/debug"
 	"testing"
 	"testing/fstest"
 )
@@ -42,5 +43,29 @@ func TestMemoryLimitDefault(t *testing.T) {
 				t.Errorf("memoryLimitDefault = %d, %d; want %d, %d", gotGo, gotCg, tc.wantGo, tc.wantCg)
 			}
 		})
+	}
+}
+
+// TestCollectHarderWhileSyncing: with GOGC unset the initial sync runs at
+// syncGCPercent and the previous setting (here 120) comes back after it;
+// with GOGC set nothing changes.
+func TestCollectHarderWhileSyncing(t *testing.T) {
+	orig := debug.SetGCPercent(120)
+	defer debug.SetGCPercent(orig)
+	restore := collectHarderWhileSyncing(func(string) string { return "" })
+	if during := debug.SetGCPercent(syncGCPercent); during != syncGCPercent {
+		t.Errorf("GOGC unset: %d%% during the sync, want %d%%", during, syncGCPercent)
+	}
+	restore()
+	if after := debug.SetGCPercent(120); after != 120 {
+		t.Errorf("GOGC unset: %d%% after the sync, want 120%% back", after)
+	}
+	restore = collectHarderWhileSyncing(func(k string) string { return map[string]string{"GOGC": "200"}[k] })
+	if during := debug.SetGCPercent(120); during != 120 {
+		t.Errorf("GOGC set: %d%% during the sync, want it untouched (120%%)", during)
+	}
+	restore()
+	if after := debug.SetGCPercent(120); after != 120 {
+		t.Errorf("GOGC set: %d%% after the sync, want 120%%", after)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"time"
 
@@ -194,9 +195,12 @@ func runLive(ctx context.Context, o *RunOptions) error {
 	// The informers get their own context: Shutdown waits for them to stop,
 	// which a one-shot run (interval 0) must trigger itself on return.
 	ictx, stopInformers := context.WithCancel(ctx)
+	restoreGC := collectHarderWhileSyncing(os.Getenv)
 	factory.Start(ictx.Done())
 	defer func() { stopInformers(); factory.Shutdown() }()
-	if err := syncInformers(ctx, src, o.CacheSyncTimeout, cfg.Host); err != nil {
+	err = syncInformers(ctx, src, o.CacheSyncTimeout, cfg.Host)
+	restoreGC()
+	if err != nil {
 		if ctx.Err() != nil {
 			return nil // shut down while starting
 		}

@@ -101,7 +101,7 @@ bench: build
 ## NODES*PODS_PER_NODE realistic pods loaded through the API (and etcd),
 ## the descheduler run for CYCLES cycles with usage; prints one summary line.
 ## Takes minutes (5,000 nodes: about 10) and several GiB: not part of `make test`.
-## Knobs: NODES PODS_PER_NODE CYCLES WORKERS LOAD=etcd|api WATCHLIST=0|1|both
+## Knobs: NODES PODS_PER_NODE CYCLES WORKERS LOAD=etcd|api WATCHLIST=0|1|both REQUESTS=template|pod
 ## E2E_DESCHEDULER=BIN[,BIN...] BENCH_KEEP=1 PROFILE=1 (CPU and heap profiles, docs/benchmarks.md).
 NODES ?= 5000
 PODS_PER_NODE ?= 30

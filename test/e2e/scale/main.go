@@ -56,7 +56,7 @@ import (
 type settings struct {
 	nodes, podsPerNode, cycles, workers int
 	keep, viaEtcd, profile              bool
-	perPodRequests                      bool // REQUESTS=pod
+	perPodRequests                      bool   // REQUESTS=pod
 	watchModes                          []bool // WatchListClient off/on, one run each
 	binDir                              string
 	binaries                            []string // descheduler binaries, one run each

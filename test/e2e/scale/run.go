@@ -86,7 +86,7 @@ type result struct {
 	apiPods          int           // pods created through the API (the rest written to etcd)
 	apiPodsTime      time.Duration // how long those took
 	podBytes         int
-	requests         string // "template" or "pod" (REQUESTS)
+	requests         string        // "template" or "pod" (REQUESTS)
 	firstCycle       time.Duration // process start to the first "Cycle finished"
 	firstUsageCycle  time.Duration // process start to the first cycle in which LowNodeUtilization found hot nodes
 	cycles           []time.Duration

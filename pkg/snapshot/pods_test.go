@@ -75,13 +75,7 @@ func BenchmarkNew(b *testing.B) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	rng.Shuffle(len(objs.Pods), func(i, j int) { objs.Pods[i], objs.Pods[j] = objs.Pods[j], objs.Pods[i] })
 	objs.PodMetricsSorted = true
-	b.ReportAllocs()
-	b.ResetTimer()
-	for range b.N {
-		if _, err := New(objs, Options{Now: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchNew(b, objs)
 }
 
 // TestDuplicatePod finds a repeated namespace/name in pods sorted by
@@ -132,13 +126,7 @@ func BenchmarkNewSorted(b *testing.B) {
 	objs := benchCluster(5000, 30)
 	SortPodsByKey(objs.Pods)
 	objs.PodMetricsSorted = true
-	b.ReportAllocs()
-	b.ResetTimer()
-	for range b.N {
-		if _, err := New(objs, Options{Now: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchNew(b, objs)
 }
 
 // BenchmarkSortPodsByKey sorts the 150,000 pods of benchCluster(5000, 30)
@@ -192,13 +180,7 @@ func BenchmarkNewUnique(b *testing.B) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	rng.Shuffle(len(objs.Pods), func(i, j int) { objs.Pods[i], objs.Pods[j] = objs.Pods[j], objs.Pods[i] })
 	objs.PodMetricsSorted, objs.PodsUnique = true, true
-	b.ReportAllocs()
-	b.ResetTimer()
-	for range b.N {
-		if _, err := New(objs, Options{Now: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchNew(b, objs)
 }
 
 // TestRequestsMemo: pods sharing one containers slice get their sum once;
@@ -237,5 +219,16 @@ func TestRequestsMemo(t *testing.T) {
 	g1.Scalar["example.com/gpu"] = 5
 	if g2.Get("example.com/gpu") != 1 {
 		t.Errorf("extended resources shared between pods: %d after changing the other, want 1", g2.Get("example.com/gpu"))
+	}
+}
+
+// benchNew times New on objs.
+func benchNew(b *testing.B, objs Objects) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if _, err := New(objs, Options{Now: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -49,7 +49,6 @@ type ViewLedger struct {
 	use      *HeadroomLedger
 	uv       *usage.View
 	dests    []*NodeUtil
-	pods     map[*snapshot.PodInfo]podUse
 	quote    Thresholds
 	hot      *Hot
 	isUse    func(*NodeUtil) bool
@@ -119,7 +118,7 @@ type ViewLedgerConfig struct {
 // NewViewLedger returns the ledger of c.
 func NewViewLedger(c ViewLedgerConfig) *ViewLedger {
 	l := &ViewLedger{mode: c.Mode, req: c.Req, use: c.Use, uv: c.Usage, dests: c.Destinations,
-		pods: map[*snapshot.PodInfo]podUse{}, quote: c.Quote, hot: c.Hot, isUse: c.UsageSource,
+		quote: c.Quote, hot: c.Hot, isUse: c.UsageSource,
 		measured: MeasuredNames(c.Measures), minRelief: c.MinRelief}
 	if c.Mode == ClassifyUsage && c.Fit != nil && c.Use.Target != nil {
 		l.fit = c.Fit
@@ -337,13 +336,9 @@ func (l *ViewLedger) formatUse(pi *snapshot.PodInfo, r v1.ResourceName) string {
 	return q.String()
 }
 
-// podUse returns (and caches) what pi takes off its node in the usage view.
+// podUse returns what pi takes off its node in the usage view (the view
+// keeps each pod's aggregate for the cycle, see usage.View.Pod).
 func (l *ViewLedger) podUse(pi *snapshot.PodInfo) podUse {
-	if pu, ok := l.pods[pi]; ok {
-		return pu
-	}
 	cpu, mem, measured := PodUsage(l.uv, pi)
-	pu := podUse{amount: resources.List{MilliCPU: cpu, Memory: mem}, measured: measured}
-	l.pods[pi] = pu
-	return pu
+	return podUse{amount: resources.List{MilliCPU: cpu, Memory: mem}, measured: measured}
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"k8s.io/apimachinery/pkg/util/validation/field"
-
 	"github.com/usage-descheduler/descheduler/pkg/api"
 	"github.com/usage-descheduler/descheduler/strategies/nodeutilization/nodeutiltest"
 )
@@ -21,15 +19,7 @@ func TestCandidatesCarryUsage(t *testing.T) {
 		wantCPU   int64
 	}{{"known usage", true, 1500}, {"no pod samples", false, -1}} {
 		t.Run(tc.name, func(t *testing.T) {
-			args := usageArgs(api.SourceKubernetesMetrics, "")
-			args.Default()
-			if errs := args.Validate(field.NewPath("args")); len(errs) > 0 {
-				t.Fatal(errs)
-			}
-			s, err := New(args, depsNone)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := mustNew(t, usageArgs(api.SourceKubernetesMetrics, ""))
 			snap := usageScenario{nodeReq: "500m", podSeries: tc.podSeries}.build(t)
 			cands, err := s.Plan(context.Background(), snap, &nodeutiltest.Evictor{})
 			if err != nil || len(cands) == 0 {

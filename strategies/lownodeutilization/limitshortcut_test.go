@@ -9,7 +9,6 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/klog/v2"
 
 	"github.com/usage-descheduler/descheduler/pkg/framework"
@@ -37,15 +36,7 @@ func (e *countingEvictor) Filter(p *v1.Pod) bool {
 func TestPlanLeavesSourcesAtTheirLimitEarly(t *testing.T) {
 	zero := uint(0)
 	plan := func(verbosity int) (cands []string, filtered int, lines []string) {
-		args := baseArgs()
-		args.Default()
-		if errs := args.Validate(field.NewPath("args")); len(errs) > 0 {
-			t.Fatal(errs)
-		}
-		s, err := New(args, depsNone)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := mustNew(t, baseArgs())
 		ev := &countingEvictor{Evictor: nodeutiltest.Evictor{Limits: framework.Limits{PerNode: &zero},
 			Deny: map[string]bool{"ns/n4-1": true}}}
 		logger := funcr.New(func(prefix, msg string) {

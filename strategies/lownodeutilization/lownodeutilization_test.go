@@ -79,14 +79,7 @@ type testCase struct {
 
 func run(t *testing.T, tc testCase) []framework.Candidate {
 	t.Helper()
-	tc.args.Default()
-	if errs := tc.args.Validate(field.NewPath("args")); len(errs) > 0 {
-		t.Fatalf("invalid args: %v", errs)
-	}
-	s, err := New(tc.args, depsNone)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
+	s := mustNew(t, tc.args)
 	ev := tc.ev
 	if ev == nil {
 		ev = &nodeutiltest.Evictor{}
@@ -96,6 +89,21 @@ func run(t *testing.T, tc testCase) []framework.Candidate {
 		t.Fatalf("Plan: %v", err)
 	}
 	return cands
+}
+
+// mustNew defaults and validates args and builds the strategy, or fails
+// the test.
+func mustNew(t *testing.T, args *Args) framework.Strategy {
+	t.Helper()
+	args.Default()
+	if errs := args.Validate(field.NewPath("args")); len(errs) > 0 {
+		t.Fatalf("invalid args: %v", errs)
+	}
+	s, err := New(args, depsNone)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return s
 }
 
 func check(t *testing.T, tests []testCase) {

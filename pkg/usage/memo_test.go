@@ -53,8 +53,9 @@ func TestPodUsageKeptPerConfig(t *testing.T) {
 }
 
 // A working snapshot (after WithoutPods) answers as its origin did, and
-// as a fresh snapshot of the same objects; so does the lineage after
-// ClearMemo. The missing pod stays missing, never zero.
+// as a fresh snapshot of the same objects, without aggregating again; so
+// does the lineage after ClearMemo. The missing pod stays missing, never
+// zero.
 func TestPodUsageSameAcrossLineage(t *testing.T) {
 	snap, err := snapshot.New(memoObjects(), snapshot.Options{Now: now})
 	if err != nil {
@@ -77,6 +78,12 @@ func TestPodUsageSameAcrossLineage(t *testing.T) {
 	}
 	if u := Compute(working, cfg).Pod(p2); u.Known || u.State != window.StateMissing || u.MilliCPU != Unknown {
 		t.Errorf("p2 on the working snapshot: %+v, want missing and unknown", u)
+	}
+	// Asked again, the aggregate comes from the memo: no aggregation, so
+	// no scratch space, is allocated.
+	v := Compute(working, cfg)
+	if allocs := testing.AllocsPerRun(20, func() { v.Pod(p1) }); allocs != 0 {
+		t.Errorf("asking again allocated %v times per call, want 0 (aggregated again?)", allocs)
 	}
 	snap.ClearMemo()
 	if got := Compute(working, cfg).Pod(p1); got != first {

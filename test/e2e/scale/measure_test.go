@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -129,7 +130,7 @@ func TestParseEntry(t *testing.T) {
 	}
 }
 
-// TestReadSettingsProfile: PROFILE=1 asks for heap profiles and keeps the
+// TestReadSettingsProfile: PROFILE=1 asks for CPU and heap profiles and keeps the
 // work directory they are saved in; without it neither.
 func TestReadSettingsProfile(t *testing.T) {
 	t.Setenv("BENCH_KEEP", "")
@@ -141,5 +142,24 @@ func TestReadSettingsProfile(t *testing.T) {
 	t.Setenv("PROFILE", "")
 	if s, err = readSettings(); err != nil || s.profile || s.keep {
 		t.Errorf("no PROFILE: profile %t keep %t err %v, want neither", s.profile, s.keep, err)
+	}
+}
+
+// TestReadSettingsRequests: REQUESTS is template (the default) or pod;
+// anything else is an error naming the variable and the accepted values.
+func TestReadSettingsRequests(t *testing.T) {
+	for _, tc := range []struct {
+		value   string
+		perPod  bool
+		wantErr string
+	}{{"", false, ""}, {"template", false, ""}, {"pod", true, ""}, {"pods", false, `REQUESTS="pods": want template or pod`}} {
+		t.Setenv("REQUESTS", tc.value)
+		s, err := readSettings()
+		switch {
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+			t.Errorf("REQUESTS=%q: error %v, want %q", tc.value, err, tc.wantErr)
+		case tc.wantErr == "" && (err != nil || s.perPodRequests != tc.perPod):
+			t.Errorf("REQUESTS=%q: perPodRequests %t err %v, want %t", tc.value, s.perPodRequests, err, tc.perPod)
+		}
 	}
 }

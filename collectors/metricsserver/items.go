@@ -66,22 +66,13 @@ func decodeList(r io.Reader, pods bool, restart func(), each func(*item)) error 
 	}
 	s.pos++
 	more, err := s.first('}')
-	for more && err == nil {
-		var key []byte
-		if key, err = s.readKey(); err != nil {
-			return err
-		}
+	return l.members(more, err, func(key []byte) error {
 		if string(key) == "items" {
 			restart()
-			err = l.items(each)
-		} else {
-			err = s.skipValue(depthList)
+			return l.items(each)
 		}
-		if err == nil {
-			more, err = s.next('}')
-		}
-	}
-	return err
+		return s.skipValue(depthList)
+	})
 }
 
 // items reads the items array (or null), calling each for every element.
@@ -109,32 +100,22 @@ func (l *listReader) items(each func(*item)) error {
 
 // item reads one element of items: an object, or null (an empty item).
 func (l *listReader) item() error {
-	s := l.s
 	more, err := l.object()
-	for more && err == nil {
-		var key []byte
-		if key, err = s.readKey(); err != nil {
-			return err
-		}
+	return l.members(more, err, func(key []byte) error {
 		switch {
 		case string(key) == "metadata":
-			err = wrap("metadata", l.metadata())
+			return wrap("metadata", l.metadata())
 		case string(key) == "timestamp":
-			err = wrap("timestamp", l.timestamp())
+			return wrap("timestamp", l.timestamp())
 		case string(key) == "window":
-			err = wrap("window", l.window())
+			return wrap("window", l.window())
 		case string(key) == "usage" && !l.pods:
-			err = wrap("usage", l.usage(&l.it.usage))
+			return wrap("usage", l.usage(&l.it.usage))
 		case string(key) == "containers" && l.pods:
-			err = l.containers()
-		default:
-			err = s.skipValue(depthItem)
+			return l.containers()
 		}
-		if err == nil {
-			more, err = s.next('}')
-		}
-	}
-	return err
+		return l.s.skipValue(depthItem)
+	})
 }
 
 // object starts reading an object or null: it returns true when there is
@@ -154,26 +135,16 @@ func (l *listReader) object() (bool, error) {
 
 // metadata reads an item's metadata: name (and namespace for pods).
 func (l *listReader) metadata() error {
-	s := l.s
 	more, err := l.object()
-	for more && err == nil {
-		var key []byte
-		if key, err = s.readKey(); err != nil {
-			return err
-		}
+	return l.members(more, err, func(key []byte) error {
 		switch {
 		case string(key) == "name":
-			err = wrap("name", l.stringValue(&l.it.name))
+			return wrap("name", l.stringValue(&l.it.name))
 		case string(key) == "namespace" && l.pods:
-			err = wrap("namespace", l.stringValue(&l.it.namespace))
-		default:
-			err = s.skipValue(depthMetadata)
+			return wrap("namespace", l.stringValue(&l.it.namespace))
 		}
-		if err == nil {
-			more, err = s.next('}')
-		}
-	}
-	return err
+		return l.s.skipValue(depthMetadata)
+	})
 }
 
 // stringValue reads a value decoded into a string field: a string
@@ -274,26 +245,16 @@ func (l *listReader) containers() error {
 // container reads one element of containers: an object or null (which
 // leaves the element as it is).
 func (l *listReader) container(ct *container) error {
-	s := l.s
 	more, err := l.object()
-	for more && err == nil {
-		var key []byte
-		if key, err = s.readKey(); err != nil {
-			return err
-		}
+	return l.members(more, err, func(key []byte) error {
 		switch string(key) {
 		case "name":
-			err = wrap("name", l.stringValue(&ct.name))
+			return wrap("name", l.stringValue(&ct.name))
 		case "usage":
-			err = wrap("usage", l.usage(&ct.usage))
-		default:
-			err = s.skipValue(depthContainer)
+			return wrap("usage", l.usage(&ct.usage))
 		}
-		if err == nil {
-			more, err = s.next('}')
-		}
-	}
-	return err
+		return l.s.skipValue(depthContainer)
+	})
 }
 
 // usage reads a usage object into u: null empties it; each value must be
@@ -306,24 +267,38 @@ func (l *listReader) usage(u *usage) error {
 		return s.literal("null")
 	}
 	more, err := l.object()
+	return l.members(more, err, func(key []byte) error {
+		c, ok := s.peek()
+		if ok && (c == '{' || c == '[') {
+			return fmt.Errorf("%q: %w", key, typeError(s, "a quantity"))
+		}
+		raw, _, err := s.scalar(c)
+		if err != nil {
+			return err
+		}
+		q, err := parseQuantity(raw)
+		if err != nil {
+			return fmt.Errorf("%q: %w", key, err)
+		}
+		u.set(key, raw, q)
+		return nil
+	})
+}
+
+// members reads the members of an object whose opening is read (more:
+// whether it has a first member; err: the opening's error), calling member
+// with each key while the scanner is at the key's value, which member must
+// read.
+func (l *listReader) members(more bool, err error, member func(key []byte) error) error {
+	s := l.s
 	for more && err == nil {
 		var key []byte
 		if key, err = s.readKey(); err != nil {
 			return err
 		}
-		if c, ok = s.peek(); ok && (c == '{' || c == '[') {
-			return fmt.Errorf("%q: %w", key, typeError(s, "a quantity"))
+		if err = member(key); err == nil {
+			more, err = s.next('}')
 		}
-		var raw []byte
-		if raw, _, err = s.scalar(c); err != nil {
-			return err
-		}
-		q, qerr := parseQuantity(raw)
-		if qerr != nil {
-			return fmt.Errorf("%q: %w", key, qerr)
-		}
-		u.set(key, raw, q)
-		more, err = s.next('}')
 	}
 	return err
 }

@@ -36,8 +36,9 @@ profiles:
 
 // BenchmarkDecisionQuality simulates 48 cycles of 5m on generated hotspot
 // scenarios (500 nodes × 20 pods; 10% and 25% of the nodes hot; noise 0%
-// and 10%; seeds 1..qualitySeeds for taint=NotUnderutilized, seed 1 for
-// the others) under four policies, and reports what the decisions achieved
+// and 10%; seeds 1..qualitySeeds for taint=NotUnderutilized and its two
+// hysteresis variants, seed 1 for the others) under six policies, and
+// reports what the decisions achieved
 // rather than how fast they were: evictions beside the lower bound (the
 // fewest that relieve every hot node of cycle 1, busiest evictable pods
 // first) and their ratio, cycles until no node was over
@@ -49,11 +50,20 @@ func BenchmarkDecisionQuality(b *testing.B) {
 		steer  = "{enabled: true, scope: NotUnderutilized}"
 		noneST = "{enabled: false}"
 	)
-	policies := []struct{ name, yaml string }{
-		{"taint=NotUnderutilized", fmt.Sprintf(qualityPolicy, steer, "")},
-		{"taint=Hot", fmt.Sprintf(qualityPolicy, hot, "")},
-		{"noTaint", fmt.Sprintf(qualityPolicy, noneST, "")},
-		{"taint=NotUnderutilized/noHysteresis", fmt.Sprintf(qualityPolicy, steer, noHysteresis)},
+	// allSeeds: measured on seeds 1..qualitySeeds like the first policy;
+	// the others on seed 1 only.
+	policies := []struct {
+		name, yaml string
+		allSeeds   bool
+	}{
+		{"taint=NotUnderutilized", fmt.Sprintf(qualityPolicy, steer, ""), true},
+		{"taint=Hot", fmt.Sprintf(qualityPolicy, hot, ""), false},
+		{"noTaint", fmt.Sprintf(qualityPolicy, noneST, ""), false},
+		{"taint=NotUnderutilized/noHysteresis", fmt.Sprintf(qualityPolicy, steer, noHysteresis), false},
+		// The default workload cooldown before issue 17, and the
+		// release margin's share of the evictions.
+		{"taint=NotUnderutilized/workloadCooldown=30m", fmt.Sprintf(qualityPolicy, steer, cooldown30m), true},
+		{"taint=NotUnderutilized/releaseMargin=0", fmt.Sprintf(qualityPolicy, steer, noMargin), true},
 	}
 	for _, fraction := range []float64{0.10, 0.25} {
 		for _, noise := range []float64{0, 0.10} {
@@ -61,9 +71,9 @@ func BenchmarkDecisionQuality(b *testing.B) {
 				p := scenario.Params{Nodes: 500, PodsPerNode: 20, Seed: seed}
 				p.Default()
 				p.HotFraction = fraction
-				for i, pol := range policies {
-					if seed > 1 && i > 0 {
-						continue // the other policies are compared on seed 1 only
+				for _, pol := range policies {
+					if seed > 1 && !pol.allSeeds {
+						continue
 					}
 					name := fmt.Sprintf("hot=%.0f%%/noise=%.0f%%/seed=%d/%s", fraction*100, noise*100, seed, pol.name)
 					b.Run(name, func(b *testing.B) { benchQuality(b, p, pol.yaml, noise, false) })
@@ -78,6 +88,12 @@ func BenchmarkDecisionQuality(b *testing.B) {
 		}
 	}
 }
+
+// Hysteresis variants of BenchmarkDecisionQuality's policy.
+const (
+	cooldown30m = `          hysteresis: {workloadCooldown: 30m}`
+	noMargin    = `          hysteresis: {releaseMargin: 0}`
+)
 
 // qualitySeeds is how many generated clusters (seeds 1..n) the first
 // policy of BenchmarkDecisionQuality is measured on.

@@ -17,7 +17,7 @@ import (
 
 // DefaultRepeatCooldown is Repeated.Cooldown when the policy has no
 // workload cooldown: the default hysteresis.workloadCooldown.
-const DefaultRepeatCooldown = 30 * time.Minute
+const DefaultRepeatCooldown = time.Hour
 
 // MaxNoise bounds Config.Noise: a factor drawn from [1-Noise, 1+Noise] must
 // stay positive.

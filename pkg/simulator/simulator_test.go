@@ -91,9 +91,10 @@ func TestHotspotConvergesWithSoftTaint(t *testing.T) {
 // Without the soft taint the scheduler model puts the replacements back on
 // n1 (it now requests the least: 4×500m = 25% < 37.5%), so n1 never cools.
 // The hysteresis still keeps it from looping fast: after an eviction from
-// n1 its nodeCooldown (10m) skips a cycle, and workloadCooldown (30m) keeps
-// the workloads it lost from losing another pod for 30 minutes, so no
-// eviction repeats within the cooldown, but some repeat within an hour.
+// n1 its nodeCooldown (10m) skips a cycle, and workloadCooldown (1h) keeps
+// the workloads it lost from losing another pod for an hour, so n1 gives up
+// pods of the workloads it has not lost yet and no eviction repeats a
+// workload within the hour.
 func TestHotspotWithoutSoftTaintComesBack(t *testing.T) {
 	res := run(t, configFor(t, fmt.Sprintf(hotspotPolicy, false, ""), 12))
 	s := res.Summary
@@ -103,8 +104,8 @@ func TestHotspotWithoutSoftTaintComesBack(t *testing.T) {
 	if s.TotalEvictions <= 2 {
 		t.Fatalf("%d evictions, want more than the first cycle's 2", s.TotalEvictions)
 	}
-	if s.Repeated.WithinCooldown != 0 || s.Repeated.WithinHour == 0 {
-		t.Errorf("repeated %+v: want none within the 30m cooldown and some within 1h", s.Repeated)
+	if s.Repeated.WithinCooldown != 0 || s.Repeated.WithinHour != 0 || s.Repeated.Cooldown != "1h0m0s" {
+		t.Errorf("repeated %+v: want none within the default 1h cooldown", s.Repeated)
 	}
 	if n1 := nodeOf(res.End.Nodes, "n1"); n1.Pods != 6 {
 		t.Errorf("end n1 has %d pods, want its 6 back", n1.Pods)
@@ -120,8 +121,8 @@ func TestLoopsCountedWithoutHysteresis(t *testing.T) {
 	if s.TotalEvictions != 12 {
 		t.Fatalf("%d evictions, want 2 in each of 6 cycles", s.TotalEvictions)
 	}
-	if s.Repeated.WithinCooldown != 10 || s.Repeated.WithinHour != 10 || s.Repeated.Cooldown != "30m0s" {
-		t.Errorf("repeated %+v, want 10 (cycles 2-6) within the default 30m and within 1h", s.Repeated)
+	if s.Repeated.WithinCooldown != 10 || s.Repeated.WithinHour != 10 || s.Repeated.Cooldown != "1h0m0s" {
+		t.Errorf("repeated %+v, want 10 (cycles 2-6) within the default 1h and within 1h", s.Repeated)
 	}
 	if got := s.EvictionsPerWorkload["ReplicaSet/shop/w0"]; got != 6 {
 		t.Errorf("w0 evicted %d times, want 6", got)

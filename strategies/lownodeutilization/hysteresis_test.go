@@ -45,14 +45,20 @@ func TestCooldowns(t *testing.T) {
 		hist: history(evicted("n1", "other", 11*time.Minute)),
 		want: []string{"ns/n1-d"},
 	}, {
-		// rs lost a pod (on n2) 20m ago < workloadCooldown 30m: none of
+		// rs lost a pod (on n2) 20m ago < workloadCooldown 1h: none of
 		// n1's pods (all of rs) is evicted.
 		name: "workload cooldown blocks a second eviction of the workload",
 		hist: history(evicted("n2", "ReplicaSet-rs", 20*time.Minute)),
 	}, {
-		// 31m ago: over.
+		// 45m ago, still < 1h: a workload loses no second pod to the
+		// strategy within an hour (issue 17's "no repeated eviction of a
+		// workload within an hour"; the default was 30m before).
+		name: "no second eviction of the workload within the hour",
+		hist: history(evicted("n2", "ReplicaSet-rs", 45*time.Minute)),
+	}, {
+		// 61m ago: over.
 		name: "workload cooldown over",
-		hist: history(evicted("n2", "ReplicaSet-rs", 31*time.Minute)),
+		hist: history(evicted("n2", "ReplicaSet-rs", 61*time.Minute)),
 		want: []string{"ns/n1-d"},
 	}}
 	for _, tc := range tests {
@@ -230,8 +236,8 @@ func TestHysteresisAndSoftTaintValidation(t *testing.T) {
 		MetricsUtilization: nodeutiltest.MetricsSource(api.SourcePrometheus)}
 	a.Default()
 	want := &nu.Hysteresis{OverFor: &metav1.Duration{Duration: 5 * time.Minute}, ReleaseMargin: a.Hysteresis.ReleaseMargin,
-		NodeCooldown: &metav1.Duration{Duration: 10 * time.Minute}, WorkloadCooldown: &metav1.Duration{Duration: 30 * time.Minute}}
+		NodeCooldown: &metav1.Duration{Duration: 10 * time.Minute}, WorkloadCooldown: &metav1.Duration{Duration: time.Hour}}
 	if !reflect.DeepEqual(a.Hysteresis, want) || *a.Hysteresis.ReleaseMargin != 5 {
-		t.Errorf("hysteresis defaults %+v, want 5m / 5 / 10m / 30m", a.Hysteresis)
+		t.Errorf("hysteresis defaults %+v, want 5m / 5 / 10m / 1h", a.Hysteresis)
 	}
 }

@@ -12,7 +12,7 @@ const (
 	DefaultOverFor          = 5 * time.Minute
 	DefaultReleaseMargin    = 5.0
 	DefaultNodeCooldown     = 10 * time.Minute
-	DefaultWorkloadCooldown = 30 * time.Minute
+	DefaultWorkloadCooldown = time.Hour
 )
 
 // Hysteresis is the `hysteresis` arg of LowNodeUtilization. It applies to
@@ -30,7 +30,7 @@ type Hysteresis struct {
 	// count as already moved (default 10m).
 	NodeCooldown *metav1.Duration `json:"nodeCooldown,omitempty"`
 	// WorkloadCooldown: a pod whose controller lost a pod to the strategy
-	// within this time is not evicted (default 30m).
+	// within this time is not evicted (default 1h).
 	WorkloadCooldown *metav1.Duration `json:"workloadCooldown,omitempty"`
 }
 

@@ -97,15 +97,7 @@ func TestRecentEvictionsCountAsMoved(t *testing.T) {
 
 func newStrategy(t *testing.T, args *Args) *LowNodeUtilization {
 	t.Helper()
-	args.Default()
-	if errs := args.Validate(field.NewPath("args")); len(errs) > 0 {
-		t.Fatalf("invalid args: %v", errs)
-	}
-	s, err := New(args, depsNone)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s.(*LowNodeUtilization)
+	return mustNew(t, args).(*LowNodeUtilization)
 }
 
 // (7) and NodeStates. Target 80%, releaseMargin 5: release at 75% = 3000m.

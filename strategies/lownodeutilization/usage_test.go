@@ -9,7 +9,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/usage-descheduler/descheduler/pkg/api"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
@@ -72,14 +71,7 @@ func (s usageScenario) build(t *testing.T) *snapshot.Snapshot {
 
 func planUsage(t *testing.T, args *Args, snap *snapshot.Snapshot) ([]string, []string) {
 	t.Helper()
-	args.Default()
-	if errs := args.Validate(field.NewPath("args")); len(errs) > 0 {
-		t.Fatalf("invalid args: %v", errs)
-	}
-	s, err := New(args, depsNone)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
+	s := mustNew(t, args)
 	cands, err := s.Plan(context.Background(), snap, &nodeutiltest.Evictor{})
 	if err != nil {
 		t.Fatalf("Plan: %v", err)

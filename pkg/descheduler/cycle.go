@@ -173,7 +173,8 @@ func (r *run) runStrategy(ctx context.Context, p *Profile, s framework.Strategy)
 		if err != nil {
 			return fmt.Errorf("building the default evictor: %w", err)
 		}
-		view := evictor.NewView(de, r.budget, r.failed).WithSkipped(r.skipped)
+		view := evictor.NewView(de, r.budget, r.failed).WithSkipped(r.skipped).
+			WithWorkloadPlan(r.guard, workloadBudgetOf(p.EvictorArgs))
 		if round > 0 {
 			// Planning again after refusals: leave out every pod the
 			// workload budget would refuse now.
@@ -193,8 +194,9 @@ func (r *run) runStrategy(ctx context.Context, p *Profile, s framework.Strategy)
 }
 
 // execute carries out candidates in order and reports whether any failed
-// or was refused by the workload budget (so the strategy should plan
-// again without it).
+// or was refused by the workload budget without the plan expecting it
+// (so the strategy should plan again without it). A candidate marked
+// ExpectRefusal is only checked, so that its refusal is reported.
 func (r *run) execute(ctx context.Context, p *Profile, strategy string, cands []framework.Candidate) bool {
 	profile := p.Name
 	anyFailed := false
@@ -216,6 +218,13 @@ func (r *run) execute(ctx context.Context, p *Profile, strategy string, cands []
 			continue
 		}
 		ev := evictor.Eviction{Pod: c.Pod, Node: c.Node, Strategy: strategy, Profile: profile, Reason: c.Reason, Usage: c.Usage}
+		if c.ExpectRefusal {
+			// The plan counted on its refusal: reported when refused, never
+			// evicted (if an earlier eviction failed, the guard may allow it
+			// now, and the failure makes the strategy plan again anyway).
+			r.allowedByWorkload(ctx, ev, p.EvictorArgs)
+			continue
+		}
 		if !r.allowedByWorkload(ctx, ev, p.EvictorArgs) {
 			anyFailed = true
 			continue

@@ -80,11 +80,11 @@ func TestCycleWorkloadBudgetLimitsOneDeployment(t *testing.T) {
 			want: []string{"web-a=success", "web-b=success", "web-c=success"}},
 		{name: "default budget 1 of 3: one goes, two are skipped", args: defaultArgs(),
 			want: []string{"web-a=success"}, wantSkips: []string{"web-b=workload_budget", "web-c=workload_budget"}},
-		{name: "the re-plan takes another workload's pod instead", args: defaultArgs(),
+		{name: "another workload's pod goes instead", args: defaultArgs(),
 			// api-a (500m; its ReplicaSet is not in the snapshot, so no
 			// workload budget): after web-a, n1 is at 2000m+500m = 62.5%,
-			// still over 20%; the re-plan without web-b and web-c takes
-			// api-a.
+			// still over 20%; without web-b and web-c (refused) the plan
+			// takes api-a.
 			extra: []*v1.Pod{builders.MakePod("default", "api-a").Node("n1").Req("500m", "100Mi").
 				OwnedBy("ReplicaSet", "api-rs").Obj()},
 			want: []string{"web-a=success", "api-a=success"}, wantSkips: []string{"web-b=workload_budget", "web-c=workload_budget"}},
@@ -173,4 +173,102 @@ func sameSet(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// countingStrategy counts the Plan calls of the strategy it wraps.
+type countingStrategy struct {
+	framework.Strategy
+	plans int
+}
+
+func (c *countingStrategy) Plan(ctx context.Context, snap *snapshot.Snapshot, ev framework.Evictor) ([]framework.Candidate, error) {
+	c.plans++
+	return c.Strategy.Plan(ctx, snap, ev)
+}
+
+// The plan counts its own candidates against the workload budget: n1
+// (3500m of 4000m) needs web's three replicas gone (lowNode; the seed
+// order puts them before worker-a), the budget lets one go, so the first
+// plan proposes web-a, reports web-b and web-c as refused and relieves n1
+// further with worker-a (no workload budget), without a second planning
+// round. Before the plan counted its candidates it proposed all three
+// replicas, and only a second round (after the refusals) found worker-a.
+func TestCyclePlanCountsTheWorkloadBudget(t *testing.T) {
+	snap := crowdedSnapshot(t, builders.MakePod("default", "worker-a").Node("n1").Req("500m", "100Mi").
+		OwnedBy("ReplicaSet", "worker-rs").Obj())
+	s := &countingStrategy{Strategy: lowNode(t)}
+	obs := &skipRecorder{}
+	c := &Cycle{Profiles: []Profile{{Name: "p", EvictorArgs: defaultArgs(), Balance: []framework.Strategy{s}}},
+		Executor: evictor.DryRunExecutor{}, Observer: Observers{NopObserver{}, obs}}
+	rep := c.Run(context.Background(), snap)
+	if got, want := names(rep.Records), []string{"web-a=dry_run", "worker-a=dry_run"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("records %v, want %v", got, want)
+	}
+	if got, want := skipNames(rep.Skips), []string{"web-b=workload_budget", "web-c=workload_budget"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("skips %v, want %v", got, want)
+	}
+	if len(obs.reasons) != 2 {
+		t.Errorf("observer heard %d skips, want 2", len(obs.reasons))
+	}
+	if s.plans != 1 {
+		t.Errorf("LowNodeUtilization planned %d times, want 1 (no round after refusals it expected)", s.plans)
+	}
+}
+
+// A candidate marked ExpectRefusal is never evicted, even when the guard
+// would allow it (an earlier eviction of the plan failed), and a refusal
+// it expected does not make the strategy plan again.
+func TestCycleExpectRefusalNeverEvicts(t *testing.T) {
+	snap := crowdedSnapshot(t)
+	pods := map[string]*v1.Pod{}
+	for _, pi := range snap.Nodes()[0].Pods {
+		pods[pi.Pod.Name] = pi.Pod
+	}
+	plan := &scriptedStrategy{cands: []framework.Candidate{
+		{Pod: pods["web-a"], Node: "n1", Reason: "r"},
+		{Pod: pods["web-b"], Node: "n1", Reason: "r", ExpectRefusal: true},
+	}}
+	c := &Cycle{Profiles: []Profile{{Name: "p", EvictorArgs: defaultArgs(), Balance: []framework.Strategy{plan}}},
+		Executor: evictor.DryRunExecutor{}}
+	rep := c.Run(context.Background(), snap)
+	if got, want := names(rep.Records), []string{"web-a=dry_run"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("records %v, want %v", got, want)
+	}
+	if got, want := skipNames(rep.Skips), []string{"web-b=workload_budget"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("skips %v, want %v", got, want)
+	}
+	if plan.plans != 1 {
+		t.Errorf("planned %d times, want 1", plan.plans)
+	}
+
+	// web-a's eviction fails: the guard then allows web-b, which was only
+	// proposed to report its refusal, so it is neither evicted nor
+	// reported; the failure makes the strategy plan again.
+	plan.plans = 0
+	c.Executor = &scriptedExecutor{blocked: map[string]bool{"web-a": true}}
+	rep = c.Run(context.Background(), snap)
+	for _, r := range rep.Records {
+		if r.Eviction.Pod.Name == "web-b" {
+			t.Errorf("web-b evicted (%v), want it left alone", r.Result)
+		}
+	}
+	if len(rep.Skips) != 0 {
+		t.Errorf("skips %v, want none", skipNames(rep.Skips))
+	}
+	if plan.plans < 2 {
+		t.Errorf("planned %d times after a failed eviction, want another round", plan.plans)
+	}
+}
+
+// scriptedStrategy proposes the same candidates each time it plans.
+type scriptedStrategy struct {
+	cands []framework.Candidate
+	plans int
+}
+
+func (s *scriptedStrategy) Name() string { return "Scripted" }
+
+func (s *scriptedStrategy) Plan(context.Context, *snapshot.Snapshot, framework.Evictor) ([]framework.Candidate, error) {
+	s.plans++
+	return s.cands, nil
 }

@@ -9,4 +9,11 @@
 // API error) or the workload budget refuses it (a Skip in the Report, no
 // API call), the strategy is asked to plan again, with that pod filtered
 // out, so it can pick another pod; at most MaxReplans times.
+//
+// A strategy may count its own candidates against the workload budget
+// while it plans (the view's framework.WorkloadPlan, a copy of the
+// cycle's guard; LowNodeUtilization and HighNodeUtilization do): a pod it
+// knows the budget will refuse comes marked ExpectRefusal, is only
+// checked so that the refusal is reported as a Skip, is never evicted,
+// and does not make the strategy plan again.
 package descheduler

@@ -29,6 +29,9 @@ type View struct {
 	// guard, when set, is asked about every pod (WithWorkloadGuard).
 	guard *WorkloadGuard
 	wb    *WorkloadBudget
+	// plan, when set, is the cycle's guard that WorkloadPlan copies.
+	plan   *WorkloadGuard
+	planWB *WorkloadBudget
 }
 
 var (
@@ -59,6 +62,32 @@ func (v *View) WithWorkloadGuard(g *WorkloadGuard, b *WorkloadBudget) *View {
 	v.guard, v.wb = g, b
 	return v
 }
+
+// WithWorkloadPlan lets strategies plan with a copy of the cycle's
+// workload guard g under b (WorkloadPlan); it returns v.
+func (v *View) WithWorkloadPlan(g *WorkloadGuard, b *WorkloadBudget) *View {
+	v.plan, v.planWB = g, b
+	return v
+}
+
+// WorkloadPlan implements framework.WorkloadPlanner: a copy of the
+// cycle's workload guard as it is now, which the strategy's own
+// candidates are counted on; nil without WithWorkloadPlan.
+func (v *View) WorkloadPlan() framework.WorkloadPlan {
+	if v.plan == nil {
+		return nil
+	}
+	return &workloadPlan{g: v.plan.Clone(), b: v.planWB}
+}
+
+// workloadPlan is View.WorkloadPlan's framework.WorkloadPlan.
+type workloadPlan struct {
+	g *WorkloadGuard
+	b *WorkloadBudget
+}
+
+func (p *workloadPlan) Allows(pod *v1.Pod) bool { return p.g.Allows(pod, p.b) }
+func (p *workloadPlan) Record(pod *v1.Pod)      { p.g.Record(pod) }
 
 // Filter reports whether pod passes the DefaultEvictor's Filter rules, has
 // not failed to be evicted, was not refused by the workload budget

@@ -6,6 +6,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/usage-descheduler/descheduler/pkg/framework"
@@ -87,5 +88,45 @@ func TestViewWithWorkloadGuard(t *testing.T) {
 	}
 	if !v.Filter(other) {
 		t.Errorf("api's pod filtered: %v", v.Explain(other))
+	}
+}
+
+// TestViewWorkloadPlan: each WorkloadPlan is a private copy of the
+// cycle's guard as it is when asked. web has 3 replicas and a PDB that
+// allows one disruption; the cycle has evicted nothing yet.
+func TestViewWorkloadPlan(t *testing.T) {
+	web := builders.MakeDeployment("default", "web", 3)
+	pods := webPods(3)
+	snap := mustSnapshot(t, snapshot.Objects{Nodes: []*v1.Node{builders.MakeNode("n1").Obj()},
+		Deployments: []*appsv1.Deployment{web.Obj()}, ReplicaSets: []*appsv1.ReplicaSet{web.ReplicaSetFor("web-rs")},
+		PDBs: []*policyv1.PodDisruptionBudget{builders.MakePDB("default", "web", "app", "web").Allowed(1).Obj()},
+		Pods: pods})
+	ev := mustNew(t, DefaultEvictorArgs{}, snap)
+	if p := NewView(ev, framework.NewBudget(framework.Limits{}), nil).WorkloadPlan(); p != nil {
+		t.Fatalf("WorkloadPlan without WithWorkloadPlan = %v, want nil", p)
+	}
+	guard := NewWorkloadGuard(snap)
+	v := NewView(ev, framework.NewBudget(framework.Limits{}), nil).WithWorkloadPlan(guard, nil)
+
+	plan := v.WorkloadPlan()
+	if !plan.Allows(pods[0]) {
+		t.Fatal("web-a refused by a fresh plan, want allowed (1 disruption allowed)")
+	}
+	plan.Record(pods[0])
+	if plan.Allows(pods[1]) {
+		t.Error("web-b allowed after the plan recorded web-a, want refused (the PDB's one disruption is used)")
+	}
+	// The plan's records stay in the plan: the cycle's guard and a new
+	// plan still allow one.
+	if !guard.Allows(pods[1], nil) {
+		t.Error("the cycle's guard refuses web-b after a plan recorded web-a, want allowed")
+	}
+	if !v.WorkloadPlan().Allows(pods[1]) {
+		t.Error("a second plan refuses web-b, want allowed")
+	}
+	// What the cycle records shows in the plans made after it.
+	guard.Record(pods[2])
+	if v.WorkloadPlan().Allows(pods[1]) {
+		t.Error("a plan made after the cycle evicted web-c allows web-b, want refused")
 	}
 }

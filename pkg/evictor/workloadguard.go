@@ -173,6 +173,18 @@ func (g *WorkloadGuard) Record(pod *v1.Pod) {
 	}
 }
 
+// Clone returns a copy of g whose later Records do not change g: a plan
+// counts its own pods against the budgets on it (see View.WorkloadPlan).
+func (g *WorkloadGuard) Clone() *WorkloadGuard {
+	c := *g
+	c.evicted = make(map[snapshot.WorkloadRef]int32, len(g.evicted))
+	for k, v := range g.evicted {
+		c.evicted[k] = v
+	}
+	c.pdbTaken = slices.Clone(g.pdbTaken)
+	return &c
+}
+
 // refusedIf returns r when refused, else the empty reason.
 func refusedIf(refused bool, r SkipReason) SkipReason {
 	if refused {

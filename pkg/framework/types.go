@@ -38,6 +38,12 @@ type Candidate struct {
 	// eviction history keeps it, so that later cycles subtract the same
 	// amount while the metrics lag behind.
 	Usage *resources.List
+	// ExpectRefusal marks a pod the strategy's WorkloadPlan refused: it is
+	// proposed only so that the cycle reports the refusal (a skip with
+	// its reason, as for any refused candidate). The plan does not count
+	// on it, so the cycle never evicts it and does not plan again
+	// because of it.
+	ExpectRefusal bool
 }
 
 // Evictor is the read-only view of the evictor a strategy consults while it
@@ -53,6 +59,27 @@ type Evictor interface {
 	// Budget returns a private copy of the cycle's remaining eviction limits;
 	// a strategy may Take from it freely while planning.
 	Budget() *Budget
+}
+
+// WorkloadPlan is a private copy of the cycle's workload budget state
+// (the workload budgets and PodDisruptionBudgets, see the evictor's
+// WorkloadGuard) that a strategy counts its own candidates against while
+// it plans, so that it knows which of its later candidates the cycle
+// will refuse and can relieve a node with other pods in the same plan.
+type WorkloadPlan interface {
+	// Allows reports whether the cycle would let pod go after the
+	// candidates Recorded so far.
+	Allows(pod *v1.Pod) bool
+	// Record counts pod as a candidate of the plan.
+	Record(pod *v1.Pod)
+}
+
+// WorkloadPlanner is implemented by Evictors that can hand out a
+// WorkloadPlan.
+type WorkloadPlanner interface {
+	// WorkloadPlan returns a fresh private copy; nil when the cycle has no
+	// workload budget to plan with.
+	WorkloadPlan() WorkloadPlan
 }
 
 // Strategy is a descheduling plugin. Plan must be a pure function of its

@@ -8,31 +8,52 @@ import (
 )
 
 // TestDecisionQualityTargets holds issue 17's decision-quality targets on
-// a smaller generated cluster than BenchmarkDecisionQuality's (100 nodes ×
-// 20 pods, 10% hot, seed 6, no noise), under its taint=NotUnderutilized
-// policy for 16 cycles of 5m (80 minutes, so repeats within an hour are
-// seen): evictions at most 1.2 × the lower bound, no node over target
-// after cycle 3, and no workload evicted twice within an hour. Measured
-// 2026-11-25: 14 evictions against a lower bound of 12 (1.17×), clear
-// after 1 cycle, no repeat; before the usage order, fit and steering: 20
-// (1.67×), 3 cycles.
+// generated clusters where they are reached (10% hot, no noise), under
+// BenchmarkDecisionQuality's taint=NotUnderutilized policy for 16 cycles
+// of 5m (80 minutes, so repeats within an hour are seen): evictions at
+// most 1.2 × the lower bound, no node over target after cycle 3, and no
+// workload evicted twice within an hour.
+//
+//   - 100 nodes × 20 pods, seed 6 (measured 2026-11-25: 14 evictions
+//     against a lower bound of 12, 1.17×, clear after 1 cycle; before the
+//     usage order, fit and steering: 20, 1.67×, 3 cycles).
+//   - 500 nodes × 20 pods, seed 3, one of the benchmark's clusters
+//     (2026-11-26: 59 evictions against 50, 1.18×, clear after 1 cycle).
+//     Its busiest pods are replicas of a few Deployments whose
+//     PodDisruptionBudgets allow one disruption: until the plan counted
+//     its own candidates against the workload budgets (framework.WorkloadPlan),
+//     several hot nodes planned on the same budget, the refused ones had
+//     shed their small pods for nothing, and they stayed hot until the
+//     workloads' hour-long cooldown ended (82 evictions, 14 cycles).
 func TestDecisionQualityTargets(t *testing.T) {
 	if testing.Short() {
-		t.Skip("simulates 16 cycles of a 100-node cluster")
+		t.Skip("simulates 16 cycles of 100- and 500-node clusters")
 	}
-	p := scenario.Params{Nodes: 100, PodsPerNode: 20, Seed: 6}
-	p.Default()
-	p.HotFraction = 0.10
-	objs, err := scenario.Generate(p)
-	if err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct {
+		nodes int
+		seed  int64
+	}{{100, 6}, {500, 3}} {
+		t.Run(fmt.Sprintf("%d nodes seed %d", tc.nodes, tc.seed), func(t *testing.T) {
+			p := scenario.Params{Nodes: tc.nodes, PodsPerNode: 20, Seed: tc.seed}
+			p.Default()
+			p.HotFraction = 0.10
+			objs, err := scenario.Generate(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := configFor(t, fmt.Sprintf(qualityPolicy, "{enabled: true, scope: NotUnderutilized}", ""), 16)
+			res, err := Run(quiet(), objs, p.Now, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkTargets(t, res.Summary)
+		})
 	}
-	cfg := configFor(t, fmt.Sprintf(qualityPolicy, "{enabled: true, scope: NotUnderutilized}", ""), 16)
-	res, err := Run(quiet(), objs, p.Now, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := res.Summary
+}
+
+// checkTargets fails t for each of issue 17's targets s misses.
+func checkTargets(t *testing.T, s Summary) {
+	t.Helper()
 	if s.LowerBound == 0 || s.LowerBoundUnreachable != 0 {
 		t.Fatalf("lower bound %d (%d unreachable): the cluster has no reachable hotspot to judge", s.LowerBound,
 			s.LowerBoundUnreachable)

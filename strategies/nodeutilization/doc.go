@@ -57,6 +57,21 @@
 // reached, or when its pods run out; everything stops when some headroom
 // resource is <= 0 or the policy's total limit is reached.
 //
+// Workload budgets in the plan: when the evictor offers a
+// framework.WorkloadPlan (the cycle's workload budgets and
+// PodDisruptionBudgets, evictor.WorkloadGuard), the loop counts each taken
+// pod on it. A pod it refuses at the point it would be taken (its
+// workload's budget is used up by the cycle's earlier evictions or by
+// this plan's own candidates on earlier sources or on this one) is
+// proposed with ExpectRefusal, so the cycle reports the refusal, and the
+// loop goes on with the source's next pod; it is not subtracted from the
+// source. Example: hot nodes a and b each hold a replica of Deployment web
+// whose PodDisruptionBudget allows one disruption, and each replica alone
+// would relieve its node: a's replica is taken, b's is reported as
+// refused and b is relieved with its next pods in the same plan (before,
+// b planned on the replica, shed nothing else or only pods that were
+// meant to come after it, and stayed hot until a later cycle).
+//
 // # Usage views (metricsUtilization.source other than Requests)
 //
 // BuildViews aggregates usage with usage.Compute (the window, aggregation
@@ -98,8 +113,9 @@
 // them). Let excess = used(r) − goal(r) × allocatable(r) (goal: target, or
 // target − releaseMargin for a recorded source). The bands are merged from
 // the lowest up to the first band b* at which the pods of bands <= b* that
-// count (relief >= MinRelief and, with the usage fit, fitting some
-// destination) reach the excess together; within the merged bands the pod
+// count (relief >= MinRelief, not refused by the plan's workload budgets
+// and, with the usage fit, fitting some destination) reach the excess
+// together; within the merged bands the pod
 // using most of r goes first, so the node gets under target with the
 // fewest evictions without touching a band above b*. When no band
 // suffices, bands keep their order (lowest priority first) and within a

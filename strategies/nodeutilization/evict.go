@@ -60,6 +60,14 @@ func RemovedBy(snap *snapshot.Snapshot, profile, strategy string) func(node stri
 // strategy's evictions from it earlier in the cycle) or the budget's
 // per-node limit is reached, or when its pods run out; planning stops when
 // the headroom is exhausted or the budget's total is reached.
+//
+// When ev is a framework.WorkloadPlanner, the plan also counts its own
+// candidates against the cycle's workload budget and PodDisruptionBudgets
+// (its WorkloadPlan): a pod that would be refused, because the budget is
+// used up by the cycle's earlier evictions or by this plan's own
+// candidates, does not count towards relieving its node (SortPods) and is
+// proposed with ExpectRefusal instead of being taken, so the cycle reports
+// the refusal while the plan relieves the node with its next pods.
 func Evict(ctx context.Context, e Eviction, ev framework.Evictor) []framework.Candidate {
 	m := &mover{
 		e:      e,
@@ -67,6 +75,9 @@ func Evict(ctx context.Context, e Eviction, ev framework.Evictor) []framework.Ca
 		budget: ev.Budget(),
 		taints: newDestinationTaints(e.Destinations),
 		logger: klog.FromContext(ctx),
+	}
+	if wp, ok := ev.(framework.WorkloadPlanner); ok {
+		m.plan = wp.WorkloadPlan()
 	}
 	for _, src := range e.Sources {
 		if m.planNode(src) {
@@ -84,6 +95,9 @@ type mover struct {
 	taints destinationTaints
 	logger klog.Logger
 	out    []framework.Candidate
+	// plan counts the candidates against the cycle's workload budget
+	// (nil when the evictor offers none).
+	plan framework.WorkloadPlan
 }
 
 // planNode plans the evictions from one source and reports whether
@@ -165,6 +179,16 @@ func (m *mover) take(src *NodeUtil, pi *snapshot.PodInfo) bool {
 		return false
 	}
 	reason := m.e.Ledger.Reason(src, pi)
+	if m.plan != nil {
+		if !m.plan.Allows(pod) {
+			// Proposed for the cycle to report the refusal; the plan goes
+			// on without it.
+			m.out = append(m.out, framework.Candidate{Pod: pod, Node: src.Name(), Reason: reason, ExpectRefusal: true})
+			m.skipped(pod, "refused by the workload budget")
+			return false
+		}
+		m.plan.Record(pod)
+	}
 	m.budget.Take(pod, src.Name())
 	m.out = append(m.out, framework.Candidate{Pod: pod, Node: src.Name(), Reason: reason, Usage: m.usage(pi)})
 	m.e.Ledger.Move(src, pi)
@@ -249,7 +273,11 @@ func (m *mover) evictable(src *NodeUtil) []*snapshot.PodInfo {
 		}
 	}
 	if ps, ok := m.e.Ledger.(PodSorter); ok {
-		ps.SortPods(src, out)
+		var refused func(*v1.Pod) bool
+		if m.plan != nil {
+			refused = func(pod *v1.Pod) bool { return !m.plan.Allows(pod) }
+		}
+		ps.SortPods(src, out, refused)
 	} else {
 		SortPods(out)
 	}

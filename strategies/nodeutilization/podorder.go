@@ -17,10 +17,12 @@ import (
 // prefer-no-eviction annotation, then the pod using the most of the
 // deciding resource first (the largest relief, so the node gets under
 // target with the fewest evictions), then namespace and name; QoS does not
-// order pods within a band there. Otherwise (requests, or MetricResource
+// order pods within a band there. Pods refused (the workload budget as
+// the plan counts it) keep their place but do not count towards the sum
+// that picks the merged bands. Otherwise (requests, or MetricResource
 // deciding: a pod's share of it is unknown) the seed order (SortPods),
 // as upstream.
-func (l *ViewLedger) SortPods(src *NodeUtil, pods []*snapshot.PodInfo) {
+func (l *ViewLedger) SortPods(src *NodeUtil, pods []*snapshot.PodInfo, refused func(*v1.Pod) bool) {
 	r, _, _, ok := l.deciding(src, nil, l.use.Target)
 	if l.use.Target == nil || !l.isUse(src) || !ok || r == MetricResource {
 		SortPods(pods)
@@ -43,7 +45,8 @@ func (l *ViewLedger) SortPods(src *NodeUtil, pods []*snapshot.PodInfo) {
 	bands := make([]priorityBand, len(ks))
 	for i, k := range ks {
 		bands[i] = k.band
-		if l.enough(src, k.relief, r) && (l.fit == nil || l.fitFor(k.pi, l.podUse(k.pi).amount) != nil) {
+		if l.enough(src, k.relief, r) && (refused == nil || !refused(k.pi.Pod)) &&
+			(l.fit == nil || l.fitFor(k.pi, l.podUse(k.pi).amount) != nil) {
 			reliefs[i] = k.relief
 		}
 	}

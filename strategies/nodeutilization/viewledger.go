@@ -14,8 +14,11 @@ import (
 // PodSorter is implemented by a Ledger that orders a source's pods itself;
 // Evict uses SortPods otherwise.
 type PodSorter interface {
-	// SortPods orders the evictable pods of src in place.
-	SortPods(src *NodeUtil, pods []*snapshot.PodInfo)
+	// SortPods orders the evictable pods of src in place. refused, when
+	// not nil, reports the pods the plan knows the cycle will refuse (the
+	// workload budget, framework.WorkloadPlan): they keep their place in
+	// the order but must not count towards relieving src.
+	SortPods(src *NodeUtil, pods []*snapshot.PodInfo, refused func(*v1.Pod) bool)
 }
 
 // ViewLedger is the Ledger of modes Both and Usage: it wraps the request

@@ -22,9 +22,48 @@ type Evictor struct {
 	DenyPre map[string]bool
 	// Limits are the cycle's limits.
 	Limits framework.Limits
+	// Workloads maps pods ("namespace/name") to their workload's name and
+	// Budgets each workload to how many of its pods the cycle lets go, for
+	// WorkloadPlan; a pod of no listed workload may always go. With Budgets
+	// nil the Evictor offers no WorkloadPlan.
+	Workloads map[string]string
+	Budgets   map[string]int
 }
 
-var _ framework.Evictor = (*Evictor)(nil)
+var (
+	_ framework.Evictor         = (*Evictor)(nil)
+	_ framework.WorkloadPlanner = (*Evictor)(nil)
+)
+
+// WorkloadPlan implements framework.WorkloadPlanner with Budgets: a fresh
+// count each call, nil when Budgets is nil.
+func (e *Evictor) WorkloadPlan() framework.WorkloadPlan {
+	if e.Budgets == nil {
+		return nil
+	}
+	return &workloadPlan{e: e, taken: map[string]int{}}
+}
+
+// workloadPlan counts the pods recorded per workload.
+type workloadPlan struct {
+	e     *Evictor
+	taken map[string]int
+}
+
+func (p *workloadPlan) Allows(pod *v1.Pod) bool {
+	w, ok := p.e.Workloads[pod.Namespace+"/"+pod.Name]
+	if !ok {
+		return true
+	}
+	budget, ok := p.e.Budgets[w]
+	return !ok || p.taken[w] < budget
+}
+
+func (p *workloadPlan) Record(pod *v1.Pod) {
+	if w, ok := p.e.Workloads[pod.Namespace+"/"+pod.Name]; ok {
+		p.taken[w]++
+	}
+}
 
 // Filter implements framework.Evictor.
 func (e *Evictor) Filter(p *v1.Pod) bool { return !e.Deny[p.Namespace+"/"+p.Name] }

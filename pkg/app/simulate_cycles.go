@@ -142,6 +142,8 @@ func writeSummary(w io.Writer, s simulator.Summary) {
 	if len(s.Target) > 0 {
 		fmt.Fprintf(w, "lower bound: %d evictions (%d node(s) unreachable), evictions/lower bound: %s\n",
 			s.LowerBound, s.LowerBoundUnreachable, ratioColumn(s.EvictionsOverLowerBound))
+		fmt.Fprintf(w, "lower bound in priority order: %d evictions, evictions/that bound: %s\n",
+			s.LowerBoundByPriority, ratioColumn(s.EvictionsOverLowerBoundByPriority))
 	}
 	fmt.Fprintf(w, "pods left pending: %d\n", s.PodsLeftPending)
 	writeAvailability(w, s)

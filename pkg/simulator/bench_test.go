@@ -128,6 +128,10 @@ func benchQuality(b *testing.B, p scenario.Params, policy string, noise float64,
 	if r := s.EvictionsOverLowerBound; r != nil {
 		b.ReportMetric(*r, "evictions/bound")
 	}
+	b.ReportMetric(float64(s.LowerBoundByPriority), "bound-by-priority")
+	if r := s.EvictionsOverLowerBoundByPriority; r != nil {
+		b.ReportMetric(*r, "evictions/bound-by-priority")
+	}
 	b.ReportMetric(clear, "cycles-to-clear")
 	b.ReportMetric(float64(res.End.Stats.NodesOverTarget), "over-at-end")
 	b.ReportMetric(float64(s.Repeated.WithinCooldown), "repeat-cooldown")

@@ -26,6 +26,9 @@ type Bound struct {
 	// Unreachable counts the hot nodes that stay over target even with
 	// every evictable pod gone (each counts all its evictable pods).
 	Unreachable int
+	// ByPriority is Evictions when each hot node sheds its pods in
+	// priority order, as the utilization strategies do (shedByPriority).
+	ByPriority int
 }
 
 // hotNode is one node as the lower bound sees it. A dimension is one
@@ -36,6 +39,9 @@ type hotNode struct {
 	// pods are the evictable pods' reliefs per dimension, in percentage
 	// points of the node's allocatable.
 	pods []map[string]float64
+	// bands are the pods' priority bands, in the order of pods (nil: all
+	// in one band).
+	bands []podBand
 }
 
 // lowerBound counts, for every node, the fewest of its evictable pods
@@ -53,6 +59,7 @@ func lowerBound(nodes []hotNode) Bound {
 		if !ok {
 			b.Unreachable++
 		}
+		b.ByPriority += shedByPriority(n)
 	}
 	return b
 }
@@ -175,6 +182,7 @@ func hotNodes(in explain.Input, t Target, ev *evictor.DefaultEvictor, guard *evi
 				continue
 			}
 			h.pods = append(h.pods, podRelief(in, ni, pi, t.Requests, useView))
+			h.bands = append(h.bands, bandOf(pi.Pod))
 		}
 		out = append(out, h)
 	}

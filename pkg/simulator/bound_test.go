@@ -93,8 +93,62 @@ func TestLowerBound(t *testing.T) {
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			// Without priorities every pod is in one band: the same count.
+			tc.want.ByPriority = tc.want.Evictions
 			if got := lowerBound(tc.nodes); got != tc.want {
 				t.Errorf("lowerBound = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// The bound in priority order: bands merged from the lowest up to the
+// first that can bring the node under target, busiest first among them.
+func TestLowerBoundByPriority(t *testing.T) {
+	const cpu = "usage/cpu"
+	none, low, high := podBand{}, podBand{hasPriority: true, priority: 10}, podBand{hasPriority: true, priority: 100}
+	noEvict := podBand{noEviction: true}
+	tests := []struct {
+		name       string
+		node       hotNode
+		plain, got int
+	}{{
+		// 10 over; no-priority pods 6 + 5 = 11 >= 10 suffice: 6, then 5
+		// (two pods), while busiest first takes the priority-100 pod 12
+		// alone.
+		name:  "a lower band that suffices goes first",
+		node:  hotNode{excess: map[string]float64{cpu: 10}, pods: pods(cpu, 6, 5, 12), bands: []podBand{none, none, high}},
+		plain: 1, got: 2,
+	}, {
+		// 20 over; no-priority 3 + 4 = 7 < 20: merged with priority 100
+		// (15, 8): 15 leaves 5, 8 leaves −3. Two pods, as busiest first.
+		name:  "bands merged until they suffice",
+		node:  hotNode{excess: map[string]float64{cpu: 20}, pods: pods(cpu, 3, 4, 15, 8), bands: []podBand{none, none, high, high}},
+		plain: 2, got: 2,
+	}, {
+		// 10 over; priority 10: 4; priority 100: 9. Band 10 alone (4)
+		// cannot, bands 10 and 100 together can: 9 leaves 1, 4 leaves −3.
+		// Two pods; busiest first also needs both.
+		name:  "the lowest priority band alone cannot",
+		node:  hotNode{excess: map[string]float64{cpu: 10}, pods: pods(cpu, 4, 9), bands: []podBand{low, high}},
+		plain: 2, got: 2,
+	}, {
+		// 5 over; the prefer-no-eviction pod (8) comes after its
+		// priority's other pods (3 + 3 = 6 >= 5): two pods instead of one.
+		name:  "prefer-no-eviction pods after the others of their priority",
+		node:  hotNode{excess: map[string]float64{cpu: 5}, pods: pods(cpu, 8, 3, 3), bands: []podBand{noEvict, none, none}},
+		plain: 1, got: 2,
+	}, {
+		// 20 over with 5 + 5 + 5 in three bands: unreachable, all three.
+		name:  "unreachable: all pods, as busiest first",
+		node:  hotNode{excess: map[string]float64{cpu: 20}, pods: pods(cpu, 5, 5, 5), bands: []podBand{none, low, high}},
+		plain: 3, got: 3,
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := lowerBound([]hotNode{tc.node})
+			if b.Evictions != tc.plain || b.ByPriority != tc.got {
+				t.Errorf("lowerBound = %+v, want Evictions %d, ByPriority %d", b, tc.plain, tc.got)
 			}
 		})
 	}
@@ -134,6 +188,10 @@ func TestSummaryLowerBound(t *testing.T) {
 	}
 	if s.EvictionsOverLowerBound == nil || *s.EvictionsOverLowerBound != float64(s.TotalEvictions)/2 {
 		t.Errorf("evictionsOverLowerBound = %v, want %d/2", s.EvictionsOverLowerBound, s.TotalEvictions)
+	}
+	// n1's pods have no priority: one band, the same bound.
+	if s.LowerBoundByPriority != 2 || s.EvictionsOverLowerBoundByPriority == nil {
+		t.Errorf("lowerBoundByPriority = %d (ratio %v), want 2", s.LowerBoundByPriority, s.EvictionsOverLowerBoundByPriority)
 	}
 }
 

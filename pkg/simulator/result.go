@@ -157,6 +157,15 @@ type Summary struct {
 	// EvictionsOverLowerBound is TotalEvictions ÷ LowerBound, rounded to
 	// two decimals; nil when LowerBound is 0.
 	EvictionsOverLowerBound *float64 `json:"evictionsOverLowerBound"`
+	// LowerBoundByPriority is LowerBound when each node sheds its pods in
+	// priority order, as the utilization strategies do: pods of a higher
+	// priority only when the lower priorities cannot bring the node under
+	// target, the busiest first among those that count (same pods, same
+	// cluster).
+	LowerBoundByPriority int `json:"lowerBoundByPriority"`
+	// EvictionsOverLowerBoundByPriority is TotalEvictions ÷
+	// LowerBoundByPriority, rounded to two decimals; nil when it is 0.
+	EvictionsOverLowerBoundByPriority *float64 `json:"evictionsOverLowerBoundByPriority"`
 	// MinAvailability is, per workload in the snapshot, the fewest of its
 	// pods Ready at once, sampled at every cycle's start and right after
 	// its evictions; lowest percentage first. Empty when the snapshot has
@@ -170,9 +179,9 @@ type Summary struct {
 // Repeated counts repeated evictions of workloads (controller owners).
 type Repeated struct {
 	// Cooldown is the window of WithinCooldown: the workloadCooldown of
-	// the first LowNodeUtilization plugin's hysteresis, or its default
-	// (30m) when the plugin has none, so that policies with and without
-	// hysteresis are compared on one scale.
+	// the first LowNodeUtilization plugin's hysteresis, or
+	// DefaultRepeatCooldown (1h) when the plugin has none, so that
+	// policies with and without hysteresis are compared on one scale.
 	Cooldown string `json:"cooldown"`
 	// WithinCooldown counts evictions of an owner that lost a pod in an
 	// earlier cycle less than Cooldown before (pods of one owner evicted in

@@ -48,6 +48,8 @@ func summarize(res *Result, evicted []evictedPod, cfg *Config, b Bound) Summary 
 	s.CyclesUntilNoNodeOverTarget = cyclesUntilClear(res)
 	s.LowerBound, s.LowerBoundUnreachable = b.Evictions, b.Unreachable
 	s.EvictionsOverLowerBound = overBound(s.TotalEvictions, b.Evictions)
+	s.LowerBoundByPriority = b.ByPriority
+	s.EvictionsOverLowerBoundByPriority = overBound(s.TotalEvictions, b.ByPriority)
 	return s
 }
 

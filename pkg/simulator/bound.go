@@ -41,7 +41,7 @@ type hotNode struct {
 	pods []map[string]float64
 	// bands are the pods' priority bands, in the order of pods (nil: all
 	// in one band).
-	bands []podBand
+	bands []nu.PriorityBand
 }
 
 // lowerBound counts, for every node, the fewest of its evictable pods
@@ -182,7 +182,7 @@ func hotNodes(in explain.Input, t Target, ev *evictor.DefaultEvictor, guard *evi
 				continue
 			}
 			h.pods = append(h.pods, podRelief(in, ni, pi, t.Requests, useView))
-			h.bands = append(h.bands, bandOf(pi.Pod))
+			h.bands = append(h.bands, nu.BandOf(pi.Pod))
 		}
 		out = append(out, h)
 	}

@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"testing"
 
+	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/usage-descheduler/descheduler/pkg/evictor"
+	nu "github.com/usage-descheduler/descheduler/strategies/nodeutilization"
 	b "github.com/usage-descheduler/descheduler/test/builders"
 )
 
@@ -106,8 +109,16 @@ func TestLowerBound(t *testing.T) {
 // first that can bring the node under target, busiest first among them.
 func TestLowerBoundByPriority(t *testing.T) {
 	const cpu = "usage/cpu"
-	none, low, high := podBand{}, podBand{hasPriority: true, priority: 10}, podBand{hasPriority: true, priority: 100}
-	noEvict := podBand{noEviction: true}
+	band := func(prio *int32, noEviction bool) nu.PriorityBand {
+		pod := &v1.Pod{}
+		pod.Spec.Priority = prio
+		if noEviction {
+			pod.Annotations = map[string]string{evictor.PreferNoEvictionAnnotationKey: ""}
+		}
+		return nu.BandOf(pod)
+	}
+	ten, hundred := int32(10), int32(100)
+	none, low, high, noEvict := band(nil, false), band(&ten, false), band(&hundred, false), band(nil, true)
 	tests := []struct {
 		name       string
 		node       hotNode
@@ -117,31 +128,31 @@ func TestLowerBoundByPriority(t *testing.T) {
 		// (two pods), while busiest first takes the priority-100 pod 12
 		// alone.
 		name:  "a lower band that suffices goes first",
-		node:  hotNode{excess: map[string]float64{cpu: 10}, pods: pods(cpu, 6, 5, 12), bands: []podBand{none, none, high}},
+		node:  hotNode{excess: map[string]float64{cpu: 10}, pods: pods(cpu, 6, 5, 12), bands: []nu.PriorityBand{none, none, high}},
 		plain: 1, got: 2,
 	}, {
 		// 20 over; no-priority 3 + 4 = 7 < 20: merged with priority 100
 		// (15, 8): 15 leaves 5, 8 leaves −3. Two pods, as busiest first.
 		name:  "bands merged until they suffice",
-		node:  hotNode{excess: map[string]float64{cpu: 20}, pods: pods(cpu, 3, 4, 15, 8), bands: []podBand{none, none, high, high}},
+		node:  hotNode{excess: map[string]float64{cpu: 20}, pods: pods(cpu, 3, 4, 15, 8), bands: []nu.PriorityBand{none, none, high, high}},
 		plain: 2, got: 2,
 	}, {
 		// 10 over; priority 10: 4; priority 100: 9. Band 10 alone (4)
 		// cannot, bands 10 and 100 together can: 9 leaves 1, 4 leaves −3.
 		// Two pods; busiest first also needs both.
 		name:  "the lowest priority band alone cannot",
-		node:  hotNode{excess: map[string]float64{cpu: 10}, pods: pods(cpu, 4, 9), bands: []podBand{low, high}},
+		node:  hotNode{excess: map[string]float64{cpu: 10}, pods: pods(cpu, 4, 9), bands: []nu.PriorityBand{low, high}},
 		plain: 2, got: 2,
 	}, {
 		// 5 over; the prefer-no-eviction pod (8) comes after its
 		// priority's other pods (3 + 3 = 6 >= 5): two pods instead of one.
 		name:  "prefer-no-eviction pods after the others of their priority",
-		node:  hotNode{excess: map[string]float64{cpu: 5}, pods: pods(cpu, 8, 3, 3), bands: []podBand{noEvict, none, none}},
+		node:  hotNode{excess: map[string]float64{cpu: 5}, pods: pods(cpu, 8, 3, 3), bands: []nu.PriorityBand{noEvict, none, none}},
 		plain: 1, got: 2,
 	}, {
 		// 20 over with 5 + 5 + 5 in three bands: unreachable, all three.
 		name:  "unreachable: all pods, as busiest first",
-		node:  hotNode{excess: map[string]float64{cpu: 20}, pods: pods(cpu, 5, 5, 5), bands: []podBand{none, low, high}},
+		node:  hotNode{excess: map[string]float64{cpu: 20}, pods: pods(cpu, 5, 5, 5), bands: []nu.PriorityBand{none, low, high}},
 		plain: 3, got: 3,
 	}}
 	for _, tc := range tests {

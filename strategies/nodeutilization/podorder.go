@@ -29,20 +29,20 @@ func (l *ViewLedger) SortPods(src *NodeUtil, pods []*snapshot.PodInfo, refused f
 		return
 	}
 	type keyed struct {
-		band   priorityBand
+		band   PriorityBand
 		relief int64
 		pi     *snapshot.PodInfo
 	}
 	ks := make([]keyed, len(pods))
 	for i, pi := range pods {
-		ks[i] = keyed{band: bandOf(pi.Pod), relief: l.podUse(pi).amount.Get(r), pi: pi}
+		ks[i] = keyed{band: BandOf(pi.Pod), relief: l.podUse(pi).amount.Get(r), pi: pi}
 	}
 	slices.SortFunc(ks, func(a, b keyed) int {
-		return cmp.Or(a.band.compare(b.band), cmp.Compare(b.relief, a.relief),
+		return cmp.Or(a.band.Compare(b.band), cmp.Compare(b.relief, a.relief),
 			cmp.Compare(a.pi.Pod.Namespace, b.pi.Pod.Namespace), cmp.Compare(a.pi.Pod.Name, b.pi.Pod.Name))
 	})
 	reliefs := make([]int64, len(ks))
-	bands := make([]priorityBand, len(ks))
+	bands := make([]PriorityBand, len(ks))
 	for i, k := range ks {
 		bands[i] = k.band
 		if l.enough(src, k.relief, r) && (refused == nil || !refused(k.pi.Pod)) &&
@@ -59,25 +59,26 @@ func (l *ViewLedger) SortPods(src *NodeUtil, pods []*snapshot.PodInfo, refused f
 	}
 }
 
-// priorityBand is the part of the seed order that the usage order keeps:
+// PriorityBand is the part of the seed order that the usage order keeps:
 // the priority (none first, then ascending) and the prefer-no-eviction
 // annotation (annotated pods last within a priority).
-type priorityBand struct {
+type PriorityBand struct {
 	hasPriority bool
 	priority    int32
 	noEviction  bool
 }
 
-func bandOf(pod *v1.Pod) priorityBand {
-	b := priorityBand{noEviction: evictor.HasPreferNoEvictionAnnotation(pod)}
+// BandOf returns pod's PriorityBand.
+func BandOf(pod *v1.Pod) PriorityBand {
+	b := PriorityBand{noEviction: evictor.HasPreferNoEvictionAnnotation(pod)}
 	if pod.Spec.Priority != nil {
 		b.hasPriority, b.priority = true, *pod.Spec.Priority
 	}
 	return b
 }
 
-// compare orders a before b (-1), after (1) or as equal (0).
-func (a priorityBand) compare(b priorityBand) int {
+// Compare orders a before b (-1), after (1) or as equal (0).
+func (a PriorityBand) Compare(b PriorityBand) int {
 	return cmp.Or(evictor.CompareBool(a.hasPriority, b.hasPriority), cmp.Compare(a.priority, b.priority),
 		evictor.CompareBool(a.noEviction, b.noEviction))
 }
@@ -87,14 +88,14 @@ func (a priorityBand) compare(b priorityBand) int {
 // reach excess (> 0); 0 when excess is not positive or no prefix does
 // (then the plain band order stands: the node cannot be relieved anyway,
 // and the lowest priorities go first).
-func sufficientPrefix(bands []priorityBand, reliefs []int64, excess int64) int {
+func sufficientPrefix(bands []PriorityBand, reliefs []int64, excess int64) int {
 	if excess <= 0 {
 		return 0
 	}
 	sum := int64(0)
 	for i := range bands {
 		sum += reliefs[i]
-		last := i+1 == len(bands) || bands[i+1].compare(bands[i]) != 0
+		last := i+1 == len(bands) || bands[i+1].Compare(bands[i]) != 0
 		if last && sum >= excess {
 			return i + 1
 		}

@@ -64,8 +64,8 @@ func TestSteerNoRoom(t *testing.T) {
 // b0 and b1 (600 < 800 <= 1500): prefix 3; excess 500 b0 alone: 2;
 // excess 2000 none (1550 in all): 0; excess 0: 0.
 func TestSufficientPrefix(t *testing.T) {
-	b0, b1, b2 := priorityBand{}, priorityBand{hasPriority: true, priority: 1}, priorityBand{hasPriority: true, priority: 2}
-	bands := []priorityBand{b0, b0, b1, b2}
+	b0, b1, b2 := PriorityBand{}, PriorityBand{hasPriority: true, priority: 1}, PriorityBand{hasPriority: true, priority: 2}
+	bands := []PriorityBand{b0, b0, b1, b2}
 	reliefs := []int64{300, 300, 900, 50}
 	for _, tc := range []struct {
 		excess int64
@@ -80,9 +80,9 @@ func TestSufficientPrefix(t *testing.T) {
 // Priority bands: no priority first, then ascending priority, the
 // prefer-no-eviction annotation last within a priority.
 func TestPriorityBandOrder(t *testing.T) {
-	none, low, lowNoEvict, high := priorityBand{}, priorityBand{hasPriority: true, priority: -5},
-		priorityBand{hasPriority: true, priority: -5, noEviction: true}, priorityBand{hasPriority: true, priority: 10}
-	ordered := []priorityBand{none, low, lowNoEvict, high}
+	none, low, lowNoEvict, high := PriorityBand{}, PriorityBand{hasPriority: true, priority: -5},
+		PriorityBand{hasPriority: true, priority: -5, noEviction: true}, PriorityBand{hasPriority: true, priority: 10}
+	ordered := []PriorityBand{none, low, lowNoEvict, high}
 	for i := range ordered {
 		for j := range ordered {
 			want := 0
@@ -91,7 +91,7 @@ func TestPriorityBandOrder(t *testing.T) {
 			} else if i > j {
 				want = 1
 			}
-			if got := ordered[i].compare(ordered[j]); got != want {
+			if got := ordered[i].Compare(ordered[j]); got != want {
 				t.Errorf("compare(%d, %d) = %d, want %d", i, j, got, want)
 			}
 		}

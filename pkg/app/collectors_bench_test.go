@@ -39,14 +39,7 @@ func BenchmarkUsageJoin(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			store, err := window.NewStore(11*time.Minute, time.Minute)
-			if err != nil {
-				b.Fatal(err)
-			}
-			points, err := window.NewPointStore(11*time.Minute, time.Minute)
-			if err != nil {
-				b.Fatal(err)
-			}
+			store, points := joinStores(b, 11*time.Minute)
 			fillStore(store, objs)
 			series := len(objs.PodMetrics)
 			objs.NodeMetrics, objs.PodMetrics = nil, nil

@@ -19,7 +19,7 @@ import (
 // samples) is handed over as exported; shop/gone's is pruned.
 func TestUsageJoinSortedSeries(t *testing.T) {
 	now := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
-	store, points := joinStores(t)
+	store, points := joinStores(t, 5*time.Minute)
 	web, gone := types.NamespacedName{Namespace: "shop", Name: "web"}, types.NamespacedName{Namespace: "shop", Name: "gone"}
 	for i, at := range []time.Time{now.Add(-2 * time.Minute), now.Add(-time.Minute)} {
 		store.Ingest(at, &window.Batch{Pods: []window.PodSample{{Pod: web, Sample: snapshot.Sample{Time: at, MilliCPU: int64(100 * (i + 1))}},
@@ -57,7 +57,7 @@ func TestUsageJoinSortedSeries(t *testing.T) {
 // the first prune. shop/web is exported throughout.
 func TestUsageJoinPrunesOncePerWindow(t *testing.T) {
 	now := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
-	store, points := joinStores(t)
+	store, points := joinStores(t, 5*time.Minute)
 	web, gone := types.NamespacedName{Namespace: "shop", Name: "web"}, types.NamespacedName{Namespace: "shop", Name: "gone"}
 	ingest := func(at time.Time, keys ...types.NamespacedName) {
 		b := &window.Batch{}
@@ -89,17 +89,17 @@ func TestUsageJoinPrunesOncePerWindow(t *testing.T) {
 	}
 }
 
-// joinStores returns a collector's empty stores: a 5m window polled every
-// minute.
-func joinStores(t *testing.T) (*window.Store, *window.PointStore) {
-	t.Helper()
-	store, err := window.NewStore(5*time.Minute, time.Minute)
+// joinStores returns a collector's empty stores: a window of w polled
+// every minute.
+func joinStores(tb testing.TB, w time.Duration) (*window.Store, *window.PointStore) {
+	tb.Helper()
+	store, err := window.NewStore(w, time.Minute)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	points, err := window.NewPointStore(5*time.Minute, time.Minute)
+	points, err := window.NewPointStore(w, time.Minute)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	return store, points
 }

@@ -15,7 +15,8 @@ import (
 // references, and a Go map or slice of structs costs hundreds of bytes, so
 // on a 150,000-pod snapshot sharing them saves a third of the memory the
 // loaded objects take; repeated strings (namespaces, node names, condition
-// types, images) are interned with unique.Make. Parts are matched by their
+// types, images) are interned with unique.Make, the sharer holding their
+// handles so that the pool keeps them. Parts are matched by their
 // JSON text (equal text decodes to equal values), resource lists and
 // labels by content. Sharing is safe because loaded objects are never
 // modified (Objects: New takes ownership; code that changes an object
@@ -34,6 +35,8 @@ type sharer struct {
 	// (live pods trimmed with TrimOptions.DropContainerTimes).
 	statusLists map[string][]v1.ContainerStatus
 	statuses    bool
+	// handles keeps the interned strings' pool entries alive (see intern).
+	handles map[unique.Handle[string]]struct{}
 	// key is scratch space for a map's key.
 	key []byte
 	// names is scratch space for sorted map keys.
@@ -54,7 +57,7 @@ func newSharer() *sharer {
 		containers: map[string][]v1.Container{}, tolerations: map[string][]v1.Toleration{},
 		owners: map[string][]metav1.OwnerReference{}, affinity: map[string]*v1.Affinity{},
 		spread: map[string][]v1.TopologySpreadConstraint{}, nodeSelector: map[string]map[string]string{},
-		statusLists: map[string][]v1.ContainerStatus{},
+		statusLists: map[string][]v1.ContainerStatus{}, handles: map[unique.Handle[string]]struct{}{},
 	}
 }
 
@@ -87,46 +90,53 @@ func (s *sharer) pod(p *v1.Pod, raw []byte) {
 		}
 	}
 	p.Spec.Overhead = s.list(p.Spec.Overhead)
-	internPod(p)
+	s.internPod(p)
 }
 
 func (s *sharer) container(c *v1.Container) {
 	c.Resources.Requests = s.list(c.Resources.Requests)
 	c.Resources.Limits = s.list(c.Resources.Limits)
-	intern(&c.Name, &c.Image, &c.TerminationMessagePath)
-	intern(&c.TerminationMessagePolicy)
-	intern(&c.ImagePullPolicy)
+	intern(s, &c.Name, &c.Image, &c.TerminationMessagePath)
+	intern(s, &c.TerminationMessagePolicy)
+	intern(s, &c.ImagePullPolicy)
 }
 
 // internPod interns the strings many pods repeat.
-func internPod(p *v1.Pod) {
-	intern(&p.Namespace, &p.GenerateName, &p.Spec.NodeName, &p.Spec.SchedulerName, &p.Spec.ServiceAccountName,
+func (s *sharer) internPod(p *v1.Pod) {
+	intern(s, &p.Namespace, &p.GenerateName, &p.Spec.NodeName, &p.Spec.SchedulerName, &p.Spec.ServiceAccountName,
 		&p.Spec.DeprecatedServiceAccount, &p.Spec.PriorityClassName, &p.Status.HostIP)
-	intern(&p.Spec.RestartPolicy)
-	intern(&p.Spec.DNSPolicy)
-	intern(&p.Status.Phase)
-	intern(&p.Status.QOSClass)
+	intern(s, &p.Spec.RestartPolicy)
+	intern(s, &p.Spec.DNSPolicy)
+	intern(s, &p.Status.Phase)
+	intern(s, &p.Status.QOSClass)
 	for i := range p.Status.HostIPs {
-		intern(&p.Status.HostIPs[i].IP)
+		intern(s, &p.Status.HostIPs[i].IP)
 	}
 	for i := range p.Status.Conditions {
 		c := &p.Status.Conditions[i]
-		intern(&c.Type)
-		intern(&c.Status)
-		intern(&c.Reason)
+		intern(s, &c.Type)
+		intern(s, &c.Status)
+		intern(s, &c.Reason)
 	}
 	for _, statuses := range [][]v1.ContainerStatus{p.Status.InitContainerStatuses, p.Status.ContainerStatuses} {
 		for i := range statuses {
-			intern(&statuses[i].Name, &statuses[i].Image, &statuses[i].ImageID)
+			intern(s, &statuses[i].Name, &statuses[i].Image, &statuses[i].ImageID)
 		}
 	}
 }
 
-// intern replaces each string by its canonical copy.
-func intern[S ~string](ss ...*S) {
+// intern replaces each string by its canonical copy (unique.Make), and
+// has sh keep the copy's handle: the pool drops an entry once no handle
+// to it is left, so without it a garbage collection between two equal
+// strings would give the second its own copy.
+func intern[S ~string](sh *sharer, ss ...*S) {
 	for _, s := range ss {
 		if *s != "" {
-			*s = S(unique.Make(string(*s)).Value())
+			h := unique.Make(string(*s))
+			if _, ok := sh.handles[h]; !ok && admit(sh.renew, sh.handles) {
+				sh.handles[h] = struct{}{}
+			}
+			*s = S(h.Value())
 		}
 	}
 }
@@ -215,7 +225,7 @@ func appendPart(key []byte, s string) []byte {
 // admit reports whether index may take one more entry: below maxShared
 // entries, or (renew) after emptying it. The values shared so far stay
 // shared by the objects holding them.
-func admit[T any](renew bool, index map[string]T) bool {
+func admit[K comparable, T any](renew bool, index map[K]T) bool {
 	if len(index) < maxShared {
 		return true
 	}

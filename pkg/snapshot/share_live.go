@@ -49,12 +49,12 @@ func (s *sharer) trimmedPod(p *v1.Pod) {
 		}
 	}
 	p.Spec.Overhead = s.list(p.Spec.Overhead)
-	internPod(p)
+	s.internPod(p)
 	for _, statuses := range [][]v1.ContainerStatus{p.Status.InitContainerStatuses, p.Status.ContainerStatuses,
 		p.Status.EphemeralContainerStatuses} {
 		for i := range statuses {
-			internState(&statuses[i].State)
-			internState(&statuses[i].LastTerminationState)
+			s.internState(&statuses[i].State)
+			s.internState(&statuses[i].LastTerminationState)
 		}
 	}
 	if s.statuses {
@@ -67,12 +67,12 @@ func (s *sharer) trimmedPod(p *v1.Pod) {
 }
 
 // internState interns a container state's reason.
-func internState(st *v1.ContainerState) {
+func (s *sharer) internState(st *v1.ContainerState) {
 	if st.Waiting != nil {
-		intern(&st.Waiting.Reason)
+		intern(s, &st.Waiting.Reason)
 	}
 	if st.Terminated != nil {
-		intern(&st.Terminated.Reason)
+		intern(s, &st.Terminated.Reason)
 	}
 }
 
@@ -82,9 +82,9 @@ func (s *sharer) trimmedNode(n *v1.Node) {
 	s.node(n)
 	for i := range n.Status.Conditions {
 		c := &n.Status.Conditions[i]
-		intern(&c.Type)
-		intern(&c.Status)
-		intern(&c.Reason)
+		intern(s, &c.Type)
+		intern(s, &c.Status)
+		intern(s, &c.Reason)
 	}
 }
 

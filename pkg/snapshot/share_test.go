@@ -3,6 +3,7 @@ package snapshot
 import (
 	"bytes"
 	"reflect"
+	"runtime"
 	"testing"
 	"unsafe"
 
@@ -78,4 +79,22 @@ func TestLoadSharesEqualMaps(t *testing.T) {
 	}
 	// Sharing changes nothing visible.
 	assertSameObjects(t, out, objs)
+}
+
+// TestInternSurvivesGC: a string the sharer interned stays the canonical
+// copy after garbage collections, so two equal node names loaded with a
+// collection between them share their bytes. (Interning used to keep no
+// handle, and a collection between two pods could drop the pool entry.)
+func TestInternSurvivesGC(t *testing.T) {
+	for _, s := range []*sharer{newSharer(), newLiveSharer()} {
+		first := string([]byte("node-interned-across-gc"))
+		intern(s, &first)
+		runtime.GC()
+		runtime.GC()
+		second := string([]byte("node-interned-across-gc"))
+		intern(s, &second)
+		if unsafe.StringData(first) != unsafe.StringData(second) {
+			t.Errorf("renew=%v: equal strings interned on both sides of a GC are separate copies", s.renew)
+		}
+	}
 }

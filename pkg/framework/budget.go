@@ -36,6 +36,15 @@ func (b *Budget) NodeAllows(node string) bool {
 	return b.limits.PerNode == nil || b.node[node] < *b.limits.PerNode
 }
 
+// NodeLeft returns how many more evictions from node fit the per-node
+// limit; ok is false when there is no per-node limit.
+func (b *Budget) NodeLeft(node string) (left uint, ok bool) {
+	if b.limits.PerNode == nil {
+		return 0, false
+	}
+	return *b.limits.PerNode - min(b.node[node], *b.limits.PerNode), true
+}
+
 func (b *Budget) namespaceAllows(ns string) bool {
 	return b.limits.PerNamespace == nil || b.ns[ns] < *b.limits.PerNamespace
 }

@@ -67,11 +67,24 @@ func TestBudget(t *testing.T) {
 	if !c.TotalReached() || c.NodeAllows("n1") || b.TotalReached() || b.Total() != 1 {
 		t.Error("Clone must be independent and count totals and nodes")
 	}
+	// n1 has 2 − 1 = 1 eviction left in b, 0 in c; n2 has 2.
+	for _, tc := range []struct {
+		b    *Budget
+		node string
+		want uint
+	}{{b, "n1", 1}, {c, "n1", 0}, {b, "n2", 2}} {
+		if left, ok := tc.b.NodeLeft(tc.node); !ok || left != tc.want {
+			t.Errorf("NodeLeft(%s) = %d, %v; want %d, true", tc.node, left, ok, tc.want)
+		}
+	}
 	unlimited := NewBudget(Limits{})
 	for i := 0; i < 100; i++ {
 		unlimited.Take(pod("a"), "n1")
 	}
 	if !unlimited.Allows(pod("a"), "n1") {
 		t.Error("nil limits are unlimited")
+	}
+	if _, ok := unlimited.NodeLeft("n1"); ok {
+		t.Error("NodeLeft without a per-node limit must report no limit")
 	}
 }

@@ -36,8 +36,9 @@ profiles:
 
 // BenchmarkDecisionQuality simulates 48 cycles of 5m on generated hotspot
 // scenarios (500 nodes × 20 pods; 10% and 25% of the nodes hot; noise 0%
-// and 10%; seeds 1..qualitySeeds for taint=NotUnderutilized and its two
-// hysteresis variants, seed 1 for the others) under six policies, and
+// and 10%; seeds 1..qualitySeeds for taint=NotUnderutilized, its two
+// hysteresis variants and its per-node limit of 2, seed 1 for the others)
+// under seven policies, and
 // reports what the decisions achieved
 // rather than how fast they were: evictions beside the lower bound (the
 // fewest that relieve every hot node of cycle 1, busiest evictable pods
@@ -64,6 +65,9 @@ func BenchmarkDecisionQuality(b *testing.B) {
 		// release margin's share of the evictions.
 		{"taint=NotUnderutilized/workloadCooldown=30m", fmt.Sprintf(qualityPolicy, steer, cooldown30m), true},
 		{"taint=NotUnderutilized/releaseMargin=0", fmt.Sprintf(qualityPolicy, steer, noMargin), true},
+		// A per-node limit that binds: which bands suffice is decided
+		// within it.
+		{"taint=NotUnderutilized/evictionLimits.node=2", fmt.Sprintf(qualityPolicy, steer, nodeLimit2), true},
 	}
 	for _, fraction := range []float64{0.10, 0.25} {
 		for _, noise := range []float64{0, 0.10} {
@@ -93,6 +97,7 @@ func BenchmarkDecisionQuality(b *testing.B) {
 const (
 	cooldown30m = `          hysteresis: {workloadCooldown: 30m}`
 	noMargin    = `          hysteresis: {releaseMargin: 0}`
+	nodeLimit2  = `          evictionLimits: {node: 2}`
 )
 
 // qualitySeeds is how many generated clusters (seeds 1..n) the first

@@ -98,6 +98,40 @@ func TestUsageOrderAndFit(t *testing.T) {
 	}
 }
 
+// The per-node limit decides which bands suffice. n1 must shed 800m
+// (3800 → 3000m); the no-priority band holds lo1 (700m) and lo2 (200m).
+func TestUsageOrderNodeLimit(t *testing.T) {
+	pods := []qPod{{"lo1", 0, 700}, {"lo2", 0, 200}, {"hi", 100, 900}}
+	cool := map[string]int64{"n2": 1000, "n3": 1000}
+	for _, tc := range []struct {
+		name  string
+		limit *int
+		want  string
+	}{
+		// 700 + 200 = 900m >= 800m: the band suffices; 3800 − 700 − 200 =
+		// 2900m; hi is spared.
+		{"no limit: the lowest band", nil, "[ns/lo1 ns/lo2]"},
+		// Two pods of the band still reach 900m.
+		{"limit 2: the lowest band", ptrTo(2), "[ns/lo1 ns/lo2]"},
+		// One pod of the band relieves at most 700m < 800m, so the band is
+		// merged with hi's: hi (900m) alone, 3800 − 900 = 2900m. Counting
+		// the band's sum instead would evict lo1 and stop at the limit
+		// with n1 at 3100m, over the goal.
+		{"limit 1: one pod of the next band", ptrTo(1), "[ns/hi]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := usageArgs(api.SourceKubernetesMetrics, nu.ClassifyUsage)
+			if tc.limit != nil {
+				a.EvictionLimits = &nu.EvictionLimits{Node: tc.limit}
+			}
+			got, _ := planUsage(t, a, qualitySnapshot(t, 3800, cool, pods))
+			if s := fmt.Sprint(got); s != tc.want {
+				t.Errorf("evicted %s, want %s", s, tc.want)
+			}
+		})
+	}
+}
+
 // Steering (softTaint scope NotUnderutilized, classification Usage): one
 // source, so 2 × 1 destinations stay open, those with the most usage room:
 // n2 and n3 (2200m each); n4 (1200m) and n5 (1000m) are tainted with n1.

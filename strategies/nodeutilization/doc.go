@@ -115,7 +115,11 @@
 // the lowest up to the first band b* at which the pods of bands <= b* that
 // count (relief >= MinRelief, not refused by the plan's workload budgets
 // and, with the usage fit, fitting some destination) reach the excess
-// together; within the merged bands the pod
+// together — with a per-node eviction limit (the plugin's
+// evictionLimits.node, the policy's maxNoOfPodsToEvictPerNode), the
+// largest of them that the limit still lets go, so a band of many small
+// pods does not count as sufficient when the limit would stop the node
+// short of its goal; within the merged bands the pod
 // using most of r goes first, so the node gets under target with the
 // fewest evictions without touching a band above b*. When no band
 // suffices, bands keep their order (lowest priority first) and within a

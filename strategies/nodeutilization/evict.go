@@ -263,6 +263,23 @@ func (m *mover) nodeLimitReached(src *NodeUtil, evicted int) bool {
 	return false
 }
 
+// nodeLeft is how many more pods src may lose in this cycle under the
+// plugin's and the policy's per-node limits (-1: no limit).
+func (m *mover) nodeLeft(src *NodeUtil) int {
+	left := -1
+	if m.e.NodeLimit != nil {
+		evicted := 0
+		if m.e.EvictedFrom != nil {
+			evicted = m.e.EvictedFrom(src.Name())
+		}
+		left = max(0, *m.e.NodeLimit-evicted)
+	}
+	if n, ok := m.budget.NodeLeft(src.Name()); ok && (left < 0 || int(n) < left) {
+		left = int(n)
+	}
+	return left
+}
+
 // evictable returns the pods of src the loop may consider, in eviction
 // order: not terminal, in an allowed namespace, passing ev.Filter.
 func (m *mover) evictable(src *NodeUtil) []*snapshot.PodInfo {
@@ -277,7 +294,7 @@ func (m *mover) evictable(src *NodeUtil) []*snapshot.PodInfo {
 		if m.plan != nil {
 			refused = func(pod *v1.Pod) bool { return !m.plan.Allows(pod) }
 		}
-		ps.SortPods(src, out, refused)
+		ps.SortPods(src, out, refused, m.nodeLeft(src))
 	} else {
 		SortPods(out)
 	}

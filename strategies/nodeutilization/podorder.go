@@ -19,10 +19,12 @@ import (
 // target with the fewest evictions), then namespace and name; QoS does not
 // order pods within a band there. Pods refused (the workload budget as
 // the plan counts it) keep their place but do not count towards the sum
-// that picks the merged bands. Otherwise (requests, or MetricResource
+// that picks the merged bands, and with a limit (the pods src may still
+// lose in this cycle) only the limit's largest reliefs count
+// (sufficientPrefix). Otherwise (requests, or MetricResource
 // deciding: a pod's share of it is unknown) the seed order (SortPods),
 // as upstream.
-func (l *ViewLedger) SortPods(src *NodeUtil, pods []*snapshot.PodInfo, refused func(*v1.Pod) bool) {
+func (l *ViewLedger) SortPods(src *NodeUtil, pods []*snapshot.PodInfo, refused func(*v1.Pod) bool, limit int) {
 	r, _, _, ok := l.deciding(src, nil, l.use.Target)
 	if l.use.Target == nil || !l.isUse(src) || !ok || r == MetricResource {
 		SortPods(pods)
@@ -50,7 +52,7 @@ func (l *ViewLedger) SortPods(src *NodeUtil, pods []*snapshot.PodInfo, refused f
 			reliefs[i] = k.relief
 		}
 	}
-	if n := sufficientPrefix(bands, reliefs, l.excess(src, r)); n > 0 {
+	if n := sufficientPrefix(bands, reliefs, l.excess(src, r), limit); n > 0 {
 		head := ks[:n]
 		slices.SortStableFunc(head, func(a, b keyed) int { return cmp.Compare(b.relief, a.relief) })
 	}
@@ -84,17 +86,32 @@ func (a PriorityBand) Compare(b PriorityBand) int {
 }
 
 // sufficientPrefix returns the length of the shortest prefix of pods,
-// sorted by band, that ends at a band boundary and whose reliefs together
-// reach excess (> 0); 0 when excess is not positive or no prefix does
-// (then the plain band order stands: the node cannot be relieved anyway,
-// and the lowest priorities go first).
-func sufficientPrefix(bands []PriorityBand, reliefs []int64, excess int64) int {
-	if excess <= 0 {
+// sorted by band, that ends at a band boundary and whose reliefs can
+// together reach excess (> 0) with at most limit pods (< 0: any number):
+// the sum of its limit largest reliefs reaches excess. 0 when excess is
+// not positive or no prefix does (then the plain band order stands: the
+// node cannot be relieved in this cycle anyway, and the lowest priorities
+// go first). Without the limit, a band of many small pods would count as
+// sufficient although the per-node limit stops the node short of its
+// goal, when one pod of the next band would have relieved it.
+func sufficientPrefix(bands []PriorityBand, reliefs []int64, excess int64, limit int) int {
+	if excess <= 0 || limit == 0 {
 		return 0
 	}
+	var top []int64 // the prefix's reliefs, largest first, at most limit of them
 	sum := int64(0)
 	for i := range bands {
-		sum += reliefs[i]
+		if r := reliefs[i]; r > 0 {
+			sum += r
+			if limit > 0 {
+				at, _ := slices.BinarySearchFunc(top, r, func(a, b int64) int { return cmp.Compare(b, a) })
+				top = slices.Insert(top, at, r)
+				if len(top) > limit {
+					sum -= top[limit]
+					top = top[:limit]
+				}
+			}
+		}
 		last := i+1 == len(bands) || bands[i+1].Compare(bands[i]) != 0
 		if last && sum >= excess {
 			return i + 1

@@ -60,19 +60,26 @@ func TestSteerNoRoom(t *testing.T) {
 	}
 }
 
-// Bands b0 < b1 < b2 with reliefs 300+300 | 900 | 50: excess 800 needs
-// b0 and b1 (600 < 800 <= 1500): prefix 3; excess 500 b0 alone: 2;
-// excess 2000 none (1550 in all): 0; excess 0: 0.
+// Bands b0 < b1 < b2 with reliefs 300+300 | 900 | 50. Without a limit:
+// excess 800 needs b0 and b1 (600 < 800 <= 1500): prefix 3; excess 500
+// b0 alone: 2; excess 2000 none (1550 in all): 0; excess 0: 0. With a
+// limit of k pods a prefix reaches its k largest reliefs: limit 1, excess
+// 500: b0 reaches 300 only, b0+b1 900: 3; limit 1, excess 950: 900 at
+// most: 0; limit 2, excess 500: b0's 600: 2; limit 2, excess 1250: b0+b1
+// give 900 + 300: 0, b0+b1+b2 still 1200: 0; limit 3, excess 1250:
+// 900 + 300 + 300 = 1500 after b1: 3; limit 0: nothing may go: 0.
 func TestSufficientPrefix(t *testing.T) {
 	b0, b1, b2 := PriorityBand{}, PriorityBand{hasPriority: true, priority: 1}, PriorityBand{hasPriority: true, priority: 2}
 	bands := []PriorityBand{b0, b0, b1, b2}
 	reliefs := []int64{300, 300, 900, 50}
 	for _, tc := range []struct {
 		excess int64
+		limit  int
 		want   int
-	}{{800, 3}, {500, 2}, {600, 2}, {2000, 0}, {0, 0}, {-5, 0}} {
-		if got := sufficientPrefix(bands, reliefs, tc.excess); got != tc.want {
-			t.Errorf("excess %d: prefix %d, want %d", tc.excess, got, tc.want)
+	}{{800, -1, 3}, {500, -1, 2}, {600, -1, 2}, {2000, -1, 0}, {0, -1, 0}, {-5, -1, 0},
+		{500, 1, 3}, {950, 1, 0}, {500, 2, 2}, {1250, 2, 0}, {1250, 3, 3}, {100, 0, 0}} {
+		if got := sufficientPrefix(bands, reliefs, tc.excess, tc.limit); got != tc.want {
+			t.Errorf("excess %d, limit %d: prefix %d, want %d", tc.excess, tc.limit, got, tc.want)
 		}
 	}
 }

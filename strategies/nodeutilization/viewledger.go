@@ -17,8 +17,10 @@ type PodSorter interface {
 	// SortPods orders the evictable pods of src in place. refused, when
 	// not nil, reports the pods the plan knows the cycle will refuse (the
 	// workload budget, framework.WorkloadPlan): they keep their place in
-	// the order but must not count towards relieving src.
-	SortPods(src *NodeUtil, pods []*snapshot.PodInfo, refused func(*v1.Pod) bool)
+	// the order but must not count towards relieving src. limit is the
+	// most pods src may still lose in this cycle (the per-node eviction
+	// limits; < 0: none).
+	SortPods(src *NodeUtil, pods []*snapshot.PodInfo, refused func(*v1.Pod) bool, limit int)
 }
 
 // ViewLedger is the Ledger of modes Both and Usage: it wraps the request

@@ -184,10 +184,10 @@ func (l *LowNodeUtilization) steering() bool {
 }
 
 // steer returns the destinations left open by the steering: the
-// SteerPerSource × (number of sources) with the most usage room under the
-// target (nu.Steer).
+// nu.SteerCount with the most usage room under the target (nu.Steer).
 func steer(views nu.Views, cls nu.Classification, b nu.Bands) (map[string]bool, resources.List, []string) {
-	open, maxUse := nu.Steer(cls.Under, b.Use.High, views.Measured(), nu.SteerPerSource*len(cls.Over))
+	k := nu.SteerCount(cls.Under, b.Use.High, views.Measured(), len(cls.Over))
+	open, maxUse := nu.Steer(cls.Under, b.Use.High, views.Measured(), k)
 	var closed []string
 	for _, d := range cls.Under {
 		if !open[d.Name()] {

@@ -148,8 +148,11 @@
 //     later strategy: snapshot.Removed) are reserved first on their
 //     expected destinations (reserveInFlight).
 //   - Steering (with softTaint scope NotUnderutilized): while some node is
-//     hot, only the SteerPerSource (2) × (number of sources) destinations
-//     with the most absolute usage room stay untainted (Steer; their
+//     hot, only the SteerCount destinations with the most absolute
+//     usage room stay untainted (2 per source for up to 4 sources; then
+//     at least 1.25 per source, and up to 2 per source while the least
+//     room among them stays within 95% of the least room at 1.25 per
+//     source) (Steer; their
 //     equals too), the other destinations get the soft taint as well, and
 //     a pod moves only when its usage is at most maxUse, the least room
 //     among the open destinations, since the scheduler may put it on any

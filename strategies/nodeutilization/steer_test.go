@@ -1,6 +1,7 @@
 package nodeutilization
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -102,5 +103,55 @@ func TestPriorityBandOrder(t *testing.T) {
 				t.Errorf("compare(%d, %d) = %d, want %d", i, j, got, want)
 			}
 		}
+	}
+}
+
+// SteerMinOpen: 2 per source up to 4 sources, then 1.25 per source
+// rounded up, never fewer than the 8 of 4 sources: 5 → max(8, ⌈6.25⌉ =
+// 7) = 8, 7 → ⌈8.75⌉ = 9, 125 → ⌈156.25⌉ = 157.
+func TestSteerMinOpen(t *testing.T) {
+	for _, tc := range []struct{ sources, want int }{
+		{0, 0}, {1, 2}, {2, 4}, {4, 8}, {5, 8}, {6, 8}, {7, 9}, {8, 10}, {50, 63}, {125, 157},
+	} {
+		if got := SteerMinOpen(tc.sources); got != tc.want {
+			t.Errorf("SteerMinOpen(%d) = %d, want %d", tc.sources, got, tc.want)
+		}
+	}
+}
+
+// SteerCount, cpu limit 70% of 100 cores (room = 70000m − use).
+func TestSteerCount(t *testing.T) {
+	withRooms := func(rooms ...int64) []*NodeUtil {
+		var out []*NodeUtil
+		for i, r := range rooms {
+			out = append(out, sized(fmt.Sprintf("d%02d", i), 100000, 70000-r))
+		}
+		return out
+	}
+	steep := withRooms(20000, 19000, 18000, 17000, 16000, 15000, 14000, 13000, 12000, 11000, 10800, 10500, 8000, 7000, 6000, 5000, 4000)
+	even := withRooms(10000, 10000, 10000, 10000, 10000, 10000, 10000, 10000, 10000, 10000, 10000, 10000, 10000, 10000, 10000, 10000, 10000)
+	for _, tc := range []struct {
+		name    string
+		dests   []*NodeUtil
+		sources int
+		want    int
+	}{
+		// From SteerMinOpen(8) = 10 (least room 11000m): 10800 and 10500
+		// are >= 0.95 × 11000 = 10450, 8000 is not: 12.
+		{"steep rooms stop the opening", steep, 8, 12},
+		// Even rooms: up to 2 per source, 16.
+		{"even rooms: 2 per source", even, 8, 16},
+		// Up to 4 sources, always 2 per source.
+		{"few sources: 2 per source", steep, 4, 8},
+		// Fewer destinations than SteerMinOpen: SteerMinOpen (Steer opens
+		// them all).
+		{"fewer destinations than the minimum", withRooms(9000, 8000), 8, 10},
+		{"no source", steep, 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := SteerCount(tc.dests, Thresholds{v1.ResourceCPU: 70}, []v1.ResourceName{v1.ResourceCPU}, tc.sources); got != tc.want {
+				t.Errorf("SteerCount = %d, want %d", got, tc.want)
+			}
+		})
 	}
 }

@@ -183,11 +183,11 @@ func (l *LowNodeUtilization) steering() bool {
 		l.args.Classification == nu.ClassifyUsage
 }
 
-// steer returns the destinations left open by the steering: the
-// nu.SteerCount with the most usage room under the target (nu.Steer).
+// steer returns the destinations left open by the steering: those with
+// the most usage room under the target, as many as the sources need
+// (nu.Steer).
 func steer(views nu.Views, cls nu.Classification, b nu.Bands) (map[string]bool, resources.List, []string) {
-	k := nu.SteerCount(cls.Under, b.Use.High, views.Measured(), len(cls.Over))
-	open, maxUse := nu.Steer(cls.Under, b.Use.High, views.Measured(), k)
+	open, maxUse := nu.Steer(cls.Under, b.Use.High, views.Measured(), len(cls.Over))
 	var closed []string
 	for _, d := range cls.Under {
 		if !open[d.Name()] {

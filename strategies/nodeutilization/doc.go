@@ -148,12 +148,12 @@
 //     later strategy: snapshot.Removed) are reserved first on their
 //     expected destinations (reserveInFlight).
 //   - Steering (with softTaint scope NotUnderutilized): while some node is
-//     hot, only the SteerCount destinations with the most absolute
-//     usage room stay untainted (2 per source for up to 4 sources; then
-//     at least 1.25 per source, and up to 2 per source while the least
-//     room among them stays within 95% of the least room at 1.25 per
-//     source) (Steer; their
-//     equals too), the other destinations get the soft taint as well, and
+//     hot, only the destinations with the most absolute usage room stay
+//     untainted (Steer; their equals too): 2 per source for up to 4
+//     sources; then at least 1.25 per source, and up to 2 per source
+//     while the least room among them stays within 95% of the least room
+//     at 1.25 per source (openCount). The other destinations get the soft
+//     taint as well, and
 //     a pod moves only when its usage is at most maxUse, the least room
 //     among the open destinations, since the scheduler may put it on any
 //     of them. Example (cpu, target 70%, one source, so 2 open): rooms

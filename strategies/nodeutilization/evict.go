@@ -128,7 +128,7 @@ func (m *mover) planNode(src *NodeUtil) (stop bool) {
 		}
 		return !m.nodeLimitReached(src, evicted) // logs why; always reached here
 	}
-	for _, pi := range m.evictable(src) {
+	for _, pi := range m.evictable(src, evicted) {
 		switch {
 		case m.budget.TotalReached():
 			m.logger.V(2).Info("Total eviction limit reached")
@@ -264,14 +264,11 @@ func (m *mover) nodeLimitReached(src *NodeUtil, evicted int) bool {
 }
 
 // nodeLeft is how many more pods src may lose in this cycle under the
-// plugin's and the policy's per-node limits (-1: no limit).
-func (m *mover) nodeLeft(src *NodeUtil) int {
+// plugin's limit (evicted: the strategy's evictions from it so far, as
+// planNode counts them) and the policy's per-node limit (-1: no limit).
+func (m *mover) nodeLeft(src *NodeUtil, evicted int) int {
 	left := -1
 	if m.e.NodeLimit != nil {
-		evicted := 0
-		if m.e.EvictedFrom != nil {
-			evicted = m.e.EvictedFrom(src.Name())
-		}
 		left = max(0, *m.e.NodeLimit-evicted)
 	}
 	if n, ok := m.budget.NodeLeft(src.Name()); ok && (left < 0 || int(n) < left) {
@@ -281,8 +278,9 @@ func (m *mover) nodeLeft(src *NodeUtil) int {
 }
 
 // evictable returns the pods of src the loop may consider, in eviction
-// order: not terminal, in an allowed namespace, passing ev.Filter.
-func (m *mover) evictable(src *NodeUtil) []*snapshot.PodInfo {
+// order: not terminal, in an allowed namespace, passing ev.Filter;
+// evicted is the strategy's evictions from src so far (nodeLeft).
+func (m *mover) evictable(src *NodeUtil, evicted int) []*snapshot.PodInfo {
 	out := make([]*snapshot.PodInfo, 0, len(src.Info.Pods))
 	for _, pi := range src.Info.Pods {
 		if m.evictablePod(pi) {
@@ -294,7 +292,7 @@ func (m *mover) evictable(src *NodeUtil) []*snapshot.PodInfo {
 		if m.plan != nil {
 			refused = func(pod *v1.Pod) bool { return !m.plan.Allows(pod) }
 		}
-		ps.SortPods(src, out, refused, m.nodeLeft(src))
+		ps.SortPods(src, out, refused, m.nodeLeft(src, evicted))
 	} else {
 		SortPods(out)
 	}

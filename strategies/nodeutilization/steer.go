@@ -11,7 +11,7 @@ import (
 )
 
 // SteerPerSource is how many destinations the steering keeps open per
-// usage source at most (see SteerCount), and always while there are at
+// usage source at most (see Steer), and always while there are at
 // most SteerFewSources sources: with few destinations open, the
 // kube-scheduler, which also weighs spreading and request balance against
 // the soft taint's preference, needs the spare ones so that a replacement
@@ -23,7 +23,7 @@ const SteerPerSource = 2
 const SteerFewSources = 4
 
 // SteerRoomKept is the share of the least room at SteerMinOpen
-// destinations that SteerCount keeps while it opens more.
+// destinations that Steer keeps while it opens more (openCount).
 const SteerRoomKept = 0.95
 
 // SteerMinOpen returns the fewest destinations the steering keeps open
@@ -35,42 +35,6 @@ const SteerRoomKept = 0.95
 // 8 sources max(8, 10) = 10, 125 sources 157.
 func SteerMinOpen(sources int) int {
 	return max(SteerPerSource*min(sources, SteerFewSources), (5*sources+3)/4)
-}
-
-// SteerCount returns how many destinations Steer keeps open for sources
-// usage sources: from SteerMinOpen(sources), one more at a time (roomiest
-// first, as Steer ranks them) up to SteerPerSource per source, while the
-// next one's room is at least SteerRoomKept of the least room at
-// SteerMinOpen. The least room among the open destinations is the largest
-// pod that may move (Steer's maxUse): where the rooms fall off steeply,
-// opening 2 per source would forbid the busy pods that relieve a hot node
-// with one eviction, and their nodes would shed several small pods
-// instead. On the generated 500-node clusters with 125 hot nodes, 250
-// open destinations had at least 6.3 cores of room while the busy pods
-// use 7-8 cores and the roomiest 157 had at least 10
-// (docs/benchmarks.md, decision quality). Where the rooms are even, it
-// opens 2 per source as before. Example (cpu, 8 sources: from 10 up to
-// 16): rooms in cores 20, 19, ..., 11 (10 of them) and then 10.8, 10.5,
-// 8, ...: the least room at 10 is 11, 0.95 × 11 = 10.45, so 10.8 and 10.5
-// join and 8 does not: 12 open.
-func SteerCount(dests []*NodeUtil, limit Thresholds, names []v1.ResourceName, sources int) int {
-	lo, hi := SteerMinOpen(sources), SteerPerSource*sources
-	var rooms []float64
-	for _, d := range dests {
-		if d.Usage != nil {
-			rooms = append(rooms, rankRoom(d.Usage, limit, names))
-		}
-	}
-	if lo >= hi || lo >= len(rooms) {
-		return lo
-	}
-	slices.SortFunc(rooms, func(a, b float64) int { return cmp.Compare(b, a) })
-	hi = min(hi, len(rooms))
-	k := lo
-	for k < hi && rooms[k] >= SteerRoomKept*rooms[lo-1] {
-		k++
-	}
-	return k
 }
 
 // UsageFit is the destination-side usage fit of LowNodeUtilization in
@@ -112,36 +76,77 @@ func roomPercent(u *NodeUtil, limit Thresholds, names []v1.ResourceName) float64
 }
 
 // Steer returns the destinations the soft taint (scope NotUnderutilized)
-// leaves open and the usage a pod may have to be evicted: the k
-// destinations with the most usage room in millicores (rankRoom: pods are
-// absolute amounts; largest first, ties by name) are open, plus any other
-// with as much room in every resource as the least of them (so equals are
+// leaves open while sources usage sources are hot, and the usage a pod
+// may have to be evicted: the destinations are ranked by usage room in
+// millicores (rankRoom: pods are absolute amounts; largest first, ties by
+// name) and the openCount(sources) roomiest are open, plus any other with
+// as much room in every resource as the least of them (so equals are
 // treated alike); maxUse(r) is the smallest absolute room in r among the
 // open ones (never below 0). dests are request views paired with usage
-// views; those without a usage view are never open. k <= 0 opens none.
+// views; those without a usage view are never open.
+func Steer(dests []*NodeUtil, limit Thresholds, names []v1.ResourceName, sources int) (open map[string]bool, maxUse resources.List) {
+	rs := rankDests(dests, limit, names)
+	return openTop(rs, limit, names, openCount(rs, sources))
+}
+
+// rankedDest is a destination's usage view and its rankRoom.
+type rankedDest struct {
+	u    *NodeUtil
+	room float64
+}
+
+// rankDests returns the usage views of dests (those that have one) with
+// their rankRoom, the most room first, ties by name.
+func rankDests(dests []*NodeUtil, limit Thresholds, names []v1.ResourceName) []rankedDest {
+	var rs []rankedDest
+	for _, d := range dests {
+		if d.Usage != nil {
+			rs = append(rs, rankedDest{u: d.Usage, room: rankRoom(d.Usage, limit, names)})
+		}
+	}
+	slices.SortFunc(rs, func(a, b rankedDest) int {
+		return cmp.Or(cmp.Compare(b.room, a.room), cmp.Compare(a.u.Name(), b.u.Name()))
+	})
+	return rs
+}
+
+// openCount returns how many of the ranked destinations rs stay open for
+// sources usage sources: from SteerMinOpen(sources), one more at a time
+// up to SteerPerSource per source, while the next one's room is at least
+// SteerRoomKept of the least room at SteerMinOpen. The least room among
+// the open destinations is the largest pod that may move (maxUse): where
+// the rooms fall off steeply, opening 2 per source would forbid the busy
+// pods that relieve a hot node with one eviction, and their nodes would
+// shed several small pods instead. On the generated 500-node clusters
+// with 125 hot nodes, 250 open destinations had at least 6.3 cores of
+// room while the busy pods use 7-8 cores and the roomiest 157 had at
+// least 10 (docs/benchmarks.md, decision quality). Where the rooms are
+// even, it opens 2 per source as before. Example (cpu, 8 sources: from 10
+// up to 16): rooms in cores 20, 19, ..., 11 (10 of them) and then 10.8,
+// 10.5, 8, ...: the least room at 10 is 11, 0.95 × 11 = 10.45, so 10.8
+// and 10.5 join and 8 does not: 12 open.
+func openCount(rs []rankedDest, sources int) int {
+	lo, hi := SteerMinOpen(sources), min(SteerPerSource*sources, len(rs))
+	k := lo
+	for k < hi && rs[k].room >= SteerRoomKept*rs[lo-1].room {
+		k++
+	}
+	return k
+}
+
+// openTop opens the k roomiest of the ranked destinations rs, plus any
+// other with as much room in every resource as the least of them, and
+// returns them with maxUse (see Steer). k <= 0 opens none.
 //
 // Example (cpu only, limit 70%, k = 2): d1 of 10 cores using 3 has 4000m
 // of room, d2 of 20 cores using 8 has 6000m, d3 of 10 cores using 6 has
 // 1000m: d2 and d1 are open, maxUse(cpu) = min(6000m, 4000m) = 4000m, and
 // d3 gets the taint.
-func Steer(dests []*NodeUtil, limit Thresholds, names []v1.ResourceName, k int) (open map[string]bool, maxUse resources.List) {
+func openTop(rs []rankedDest, limit Thresholds, names []v1.ResourceName, k int) (open map[string]bool, maxUse resources.List) {
 	open = map[string]bool{}
-	type ranked struct {
-		u    *NodeUtil
-		room float64
-	}
-	var rs []ranked
-	for _, d := range dests {
-		if d.Usage != nil {
-			rs = append(rs, ranked{u: d.Usage, room: rankRoom(d.Usage, limit, names)})
-		}
-	}
 	if k <= 0 || len(rs) == 0 {
 		return open, maxUse
 	}
-	slices.SortFunc(rs, func(a, b ranked) int {
-		return cmp.Or(cmp.Compare(b.room, a.room), cmp.Compare(a.u.Name(), b.u.Name()))
-	})
 	k = min(k, len(rs))
 	first := true
 	for _, r := range rs[:k] {

@@ -41,7 +41,7 @@ func TestSteer(t *testing.T) {
 		{"k=0: none", 0, map[string]bool{}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			open, maxUse := Steer(dests(), limit, names, tc.k)
+			open, maxUse := openTop(rankDests(dests(), limit, names), limit, names, tc.k)
 			if !reflect.DeepEqual(open, tc.open) {
 				t.Errorf("open = %v, want %v", open, tc.open)
 			}
@@ -54,8 +54,8 @@ func TestSteer(t *testing.T) {
 
 // A node over its limit has no room: maxUse is never below 0.
 func TestSteerNoRoom(t *testing.T) {
-	_, maxUse := Steer([]*NodeUtil{sized("d1", 10000, 8000)}, Thresholds{v1.ResourceCPU: 70},
-		[]v1.ResourceName{v1.ResourceCPU}, 1)
+	limit, names := Thresholds{v1.ResourceCPU: 70}, []v1.ResourceName{v1.ResourceCPU}
+	_, maxUse := openTop(rankDests([]*NodeUtil{sized("d1", 10000, 8000)}, limit, names), limit, names, 1)
 	if maxUse.MilliCPU != 0 || maxUse.Memory != 0 {
 		t.Errorf("maxUse = %+v, want zero", maxUse)
 	}
@@ -119,8 +119,8 @@ func TestSteerMinOpen(t *testing.T) {
 	}
 }
 
-// SteerCount, cpu limit 70% of 100 cores (room = 70000m − use).
-func TestSteerCount(t *testing.T) {
+// openCount, cpu limit 70% of 100 cores (room = 70000m − use).
+func TestSteerOpenCount(t *testing.T) {
 	withRooms := func(rooms ...int64) []*NodeUtil {
 		var out []*NodeUtil
 		for i, r := range rooms {
@@ -143,14 +143,15 @@ func TestSteerCount(t *testing.T) {
 		{"even rooms: 2 per source", even, 8, 16},
 		// Up to 4 sources, always 2 per source.
 		{"few sources: 2 per source", steep, 4, 8},
-		// Fewer destinations than SteerMinOpen: SteerMinOpen (Steer opens
+		// Fewer destinations than SteerMinOpen: SteerMinOpen (openTop opens
 		// them all).
 		{"fewer destinations than the minimum", withRooms(9000, 8000), 8, 10},
 		{"no source", steep, 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := SteerCount(tc.dests, Thresholds{v1.ResourceCPU: 70}, []v1.ResourceName{v1.ResourceCPU}, tc.sources); got != tc.want {
-				t.Errorf("SteerCount = %d, want %d", got, tc.want)
+			rs := rankDests(tc.dests, Thresholds{v1.ResourceCPU: 70}, []v1.ResourceName{v1.ResourceCPU})
+			if got := openCount(rs, tc.sources); got != tc.want {
+				t.Errorf("openCount = %d, want %d", got, tc.want)
 			}
 		})
 	}

@@ -6,7 +6,12 @@
 // all ten strategies, LowNodeUtilization by metrics-server usage) for
 // CYCLES cycles with usage and prints one summary line: load time, time to
 // the first cycle, cycle p50/max, the descheduler's peak RSS, the API
-// server's peak RSS and the LIST requests of our start.
+// server's peak RSS and the LIST requests of our start; then each cycle's
+// duration in milliseconds (cycleMs), the cores the descheduler and the
+// API server used during it (cycleCores, cycleAPIServerCores, from their
+// CPU time sampled every 100 ms), and the longest cycle during which the
+// API server, which shares the machine here, used under 0.2 cores
+// (cycleMaxQuiet).
 //
 // Environment:
 //

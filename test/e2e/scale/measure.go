@@ -90,6 +90,7 @@ type sampler struct {
 	peakRSS  int64 // KiB, highest VmRSS seen
 	peakHWM  int64 // KiB, highest VmHWM seen (the kernel's own peak)
 	lastCPU  float64
+	cpus     []cpuPoint // every CPU sample, oldest first
 	samples  int
 	stopOnce sync.Once
 	stop     chan struct{}
@@ -127,7 +128,15 @@ func (s *sampler) sample(pid int) {
 	s.peakHWM = max(s.peakHWM, m.hwmKiB)
 	if cpuErr == nil {
 		s.lastCPU = cpu
+		s.cpus = append(s.cpus, cpuPoint{at: time.Now(), cpu: cpu})
 	}
+}
+
+// timeline returns the CPU samples taken so far, oldest first.
+func (s *sampler) timeline() []cpuPoint {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]cpuPoint(nil), s.cpus...)
 }
 
 // finish stops sampling (after one last sample) and returns the peaks in

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -161,5 +162,60 @@ func TestReadSettingsRequests(t *testing.T) {
 		case tc.wantErr == "" && (err != nil || s.perPodRequests != tc.perPod):
 			t.Errorf("REQUESTS=%q: perPodRequests %t err %v, want %t", tc.value, s.perPodRequests, err, tc.perPod)
 		}
+	}
+}
+
+func TestCoresDuring(t *testing.T) {
+	t0 := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	pts := []cpuPoint{{at(0), 10}, {at(1000), 10.5}, {at(2000), 11.5}, {at(3000), 11.5}}
+	for _, c := range []struct {
+		name     string
+		from, to int // ms
+		want     float64
+		ok       bool
+	}{
+		// Enclosed by the samples at 0 s and 2 s: (11.5 − 10) / 2 s.
+		{"between samples", 200, 1900, 0.75, true},
+		// Exactly on samples 1 s and 2 s: 1 CPU-s in 1 s.
+		{"on samples", 1000, 2000, 1, true},
+		// 2 s to 3 s: no CPU time.
+		{"idle", 2000, 3000, 0, true},
+		{"ends after the last sample", 2500, 3500, 0, false},
+		{"starts before the first sample", -100, 500, 0, false},
+		{"empty", 500, 500, 0, false},
+	} {
+		got, ok := coresDuring(pts, at(c.from), at(c.to))
+		if ok != c.ok || (ok && math.Abs(got-c.want) > 1e-9) {
+			t.Errorf("%s: coresDuring = %v, %t; want %v, %t", c.name, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+func TestCycleLoadsAndMaxQuiet(t *testing.T) {
+	t0 := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
+	// The API server: one core busy for the first 3 s, then idle.
+	pts := []cpuPoint{{t0, 0}, {t0.Add(3 * time.Second), 3}, {t0.Add(20 * time.Second), 3.1}}
+	cycles := []cycle{
+		{at: t0.Add(time.Second), duration: 500 * time.Millisecond},                        // before usage: left out
+		{at: t0.Add(3 * time.Second), duration: 2 * time.Second, afterUsage: true},         // 1 core
+		{at: t0.Add(13 * time.Second), duration: 900 * time.Millisecond, afterUsage: true}, // 0.1/17 cores
+		{at: t0.Add(19 * time.Second), duration: 800 * time.Millisecond, afterUsage: true},
+		{at: t0.Add(30 * time.Second), duration: 1200 * time.Millisecond, afterUsage: true}, // after the samples
+	}
+	loads := cycleLoads(cycles, pts)
+	if len(loads) != 4 || math.Abs(loads[0]-1) > 1e-9 || loads[1] >= quietCores || loads[2] >= quietCores || loads[3] != -1 {
+		t.Fatalf("cycleLoads = %v; want [1, <0.2, <0.2, -1]", loads)
+	}
+	durations := []time.Duration{2 * time.Second, 900 * time.Millisecond, 800 * time.Millisecond, 1200 * time.Millisecond}
+	// The 2 s cycle met a busy API server and the 1.2 s one is unknown: 900 ms.
+	if d, ok := maxQuiet(durations, loads); !ok || d != 900*time.Millisecond {
+		t.Errorf("maxQuiet = %s, %t; want 900ms, true", d, ok)
+	}
+	if _, ok := maxQuiet(durations[:1], loads[:1]); ok {
+		t.Error("maxQuiet of one busy cycle: want none")
+	}
+	if got := formatCores(loads[:1]) + " " + formatCores([]float64{-1}) + " " + formatDurations(durations[:2]); got != "1.00 - 2000,900" {
+		t.Errorf("formatted %q", got)
 	}
 }

@@ -90,6 +90,8 @@ type result struct {
 	firstCycle       time.Duration // process start to the first "Cycle finished"
 	firstUsageCycle  time.Duration // process start to the first cycle in which LowNodeUtilization found hot nodes
 	cycles           []time.Duration
+	ownCores         []float64          // cores the descheduler used during each of cycles (-1: unknown)
+	apiCores         []float64          // cores the API server used during each of cycles (-1: unknown)
 	peakRSS, cpu     float64            // MiB (VmHWM), CPU seconds of the whole run
 	apiBase, apiPeak float64            // MiB: API server VmRSS before our start, highest during the run
 	lists            map[string]float64 // LIST requests from our start to the first cycle, by group/resource
@@ -99,11 +101,22 @@ type result struct {
 func (r *result) summary() string {
 	return fmt.Sprintf("bench-live: nodes=%d pods=%d podBytes=%d requests=%s load=%s apiPods=%d/%s firstCycle=%s firstUsageCycle=%s "+
 		"cycles=%d cycleP50=%s cycleMax=%s peakRSS=%.0fMiB cpu=%.1fs apiserverRSS=%.0fMiB apiserverPeakRSS=%.0fMiB "+
-		"apiserverRSSIncrease=%.0fMiB startLISTs=%s openedWATCHes=%s watchList=%t attempted=%d binary=%s env=%s flags=%s",
+		"apiserverRSSIncrease=%.0fMiB startLISTs=%s openedWATCHes=%s watchList=%t attempted=%d binary=%s env=%s flags=%s "+
+		"cycleMs=%s cycleCores=%s cycleAPIServerCores=%s cycleMaxQuiet=%s",
 		r.nodes, r.pods, r.podBytes, r.requests, r.load.Round(100*time.Millisecond), r.apiPods, r.apiPodsTime.Round(100*time.Millisecond), r.firstCycle.Round(10*time.Millisecond),
 		r.firstUsageCycle.Round(10*time.Millisecond), len(r.cycles), percentile(r.cycles, 50).Round(time.Millisecond),
 		percentile(r.cycles, 100).Round(time.Millisecond), r.peakRSS, r.cpu, r.apiBase, r.apiPeak, r.apiPeak-r.apiBase,
-		formatCounts(r.lists), formatCounts(r.watches), r.watchList, r.attempted, filepath.Base(r.binary), strings.Join(r.env, ","), strings.Join(r.flags, ","))
+		formatCounts(r.lists), formatCounts(r.watches), r.watchList, r.attempted, filepath.Base(r.binary), strings.Join(r.env, ","), strings.Join(r.flags, ","),
+		formatDurations(r.cycles), formatCores(r.ownCores), formatCores(r.apiCores), r.quietMax())
+}
+
+// quietMax is cycleMaxQuiet: the longest cycle with usage during which the
+// API server used less than quietCores, "none" when none did.
+func (r *result) quietMax() string {
+	if d, ok := maxQuiet(r.cycles, r.apiCores); ok {
+		return d.Round(time.Millisecond).String()
+	}
+	return "none"
 }
 
 // podWireSize is the JSON size of one pod as the API returns it (with
@@ -232,6 +245,8 @@ func measureRun(ctx context.Context, wantCycles int, c *harness.Cluster, work, n
 	res.apiPeak = apiPeak
 	res.lists = listsAtFirst
 	fillCycles(res, cycles, started)
+	res.ownCores = cycleLoads(cycles, ownSampler.timeline())
+	res.apiCores = cycleLoads(cycles, apiSampler.timeline())
 	log.Printf("descheduler log: %s", logPath)
 	return nil
 }

@@ -183,6 +183,28 @@ func BenchmarkNewUnique(b *testing.B) {
 	benchNew(b, objs)
 }
 
+// BenchmarkNewSharedContainers is BenchmarkNewUnique with the pods of each
+// ReplicaSet sharing one containers slice, as the informer transform
+// leaves a workload's pods (2,000 ReplicaSets of 75 pods): the case the
+// requests cache is for. BenchmarkNewUnique is the other end, every pod
+// its own slice (pods resized in place).
+func BenchmarkNewSharedContainers(b *testing.B) {
+	objs := benchCluster(5000, 30)
+	first := map[string][]v1.Container{}
+	for _, p := range objs.Pods {
+		owner := p.OwnerReferences[0].Name
+		if c, ok := first[owner]; ok {
+			p.Spec.Containers = c
+			continue
+		}
+		first[owner] = p.Spec.Containers
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	rng.Shuffle(len(objs.Pods), func(i, j int) { objs.Pods[i], objs.Pods[j] = objs.Pods[j], objs.Pods[i] })
+	objs.PodMetricsSorted, objs.PodsUnique = true, true
+	benchNew(b, objs)
+}
+
 // TestRequestsMemo: pods sharing one containers slice get their sum once;
 // a pod on the same slice with an init container (requests: the larger of
 // 2 cores init and 0.5 core containers = 2 cores) or an overhead
@@ -198,7 +220,7 @@ func TestRequestsMemo(t *testing.T) {
 		}
 		return p
 	}
-	m := requestsMemo{}
+	var m requestsCache
 	a, b := m.of(pod("a", nil)), m.of(pod("b", nil))
 	withInit := m.of(pod("init", func(p *v1.Pod) {
 		p.Spec.InitContainers = builders.MakePod("ns", "x").Req("2", "1Gi").Obj().Spec.Containers
@@ -206,8 +228,8 @@ func TestRequestsMemo(t *testing.T) {
 	withOverhead := m.of(pod("overhead", func(p *v1.Pod) {
 		p.Spec.Overhead = v1.ResourceList{v1.ResourceCPU: resource.MustParse("250m")}
 	}))
-	if a.MilliCPU != 500 || b.MilliCPU != 500 || len(m) != 1 {
-		t.Errorf("shared slice: %dm and %dm, %d memo entries; want 500m twice, 1 entry", a.MilliCPU, b.MilliCPU, len(m))
+	if a.MilliCPU != 500 || b.MilliCPU != 500 || m.filled() != 1 {
+		t.Errorf("shared slice: %dm and %dm, %d cache entries; want 500m twice, 1 entry", a.MilliCPU, b.MilliCPU, m.filled())
 	}
 	if withInit.MilliCPU != 2000 || withOverhead.MilliCPU != 750 {
 		t.Errorf("init container: %dm (want 2000m); overhead: %dm (want 750m)", withInit.MilliCPU, withOverhead.MilliCPU)
@@ -219,6 +241,45 @@ func TestRequestsMemo(t *testing.T) {
 	g1.Scalar["example.com/gpu"] = 5
 	if g2.Get("example.com/gpu") != 1 {
 		t.Errorf("extended resources shared between pods: %d after changing the other, want 1", g2.Get("example.com/gpu"))
+	}
+}
+
+// filled counts the slots of c that hold a sum.
+func (c *requestsCache) filled() int {
+	n := 0
+	for _, s := range c.slots {
+		if s.key.first != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// TestRequestsCacheCollisions: with four times as many containers slices
+// as the cache has slots, slices meet in slots and overwrite each other,
+// yet every pod gets its own slice's sum, in two passes in different
+// orders.
+func TestRequestsCacheCollisions(t *testing.T) {
+	const n = 4 * requestsSlots
+	pods := make([]*v1.Pod, n)
+	for i := range pods {
+		pods[i] = &v1.Pod{Spec: v1.PodSpec{Containers: []v1.Container{{Resources: v1.ResourceRequirements{
+			Requests: v1.ResourceList{v1.ResourceCPU: *resource.NewMilliQuantity(int64(i+1), resource.DecimalSI)}}}}}}
+	}
+	var c requestsCache
+	for pass := range 2 {
+		for k := range pods {
+			i := k
+			if pass == 1 {
+				i = (k * 7919) % n // another order, all pods (7919 is prime, n a power of two)
+			}
+			if got := c.of(pods[i]).MilliCPU; got != int64(i+1) {
+				t.Fatalf("pass %d, pod %d: %dm, want %dm", pass, i, got, i+1)
+			}
+		}
+	}
+	if f := c.filled(); f == 0 || f > requestsSlots {
+		t.Errorf("%d slots filled, want 1-%d", f, requestsSlots)
 	}
 }
 

@@ -99,6 +99,9 @@ func sufficientPrefix(bands []PriorityBand, reliefs []int64, excess int64, limit
 		return 0
 	}
 	var top []int64 // the prefix's reliefs, largest first, at most limit of them
+	if limit > 0 {
+		top = make([]int64, 0, min(limit, len(bands))+1)
+	}
 	sum := int64(0)
 	for i := range bands {
 		if r := reliefs[i]; r > 0 {

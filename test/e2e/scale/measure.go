@@ -84,14 +84,13 @@ func cpuSeconds(pid int) (float64, error) {
 	return float64(t) / 100, err
 }
 
-// sampler polls a process's memory every interval and keeps the peaks.
+// sampler polls a process's memory and CPU time every interval and keeps
+// the memory peaks and every CPU sample.
 type sampler struct {
 	mu       sync.Mutex
-	peakRSS  int64 // KiB, highest VmRSS seen
-	peakHWM  int64 // KiB, highest VmHWM seen (the kernel's own peak)
-	lastCPU  float64
+	peakRSS  int64      // KiB, highest VmRSS seen
+	peakHWM  int64      // KiB, highest VmHWM seen (the kernel's own peak)
 	cpus     []cpuPoint // every CPU sample, oldest first
-	samples  int
 	stopOnce sync.Once
 	stop     chan struct{}
 	done     chan struct{}
@@ -123,11 +122,9 @@ func (s *sampler) sample(pid int) {
 	cpu, cpuErr := cpuSeconds(pid)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.samples++
 	s.peakRSS = max(s.peakRSS, m.rssKiB)
 	s.peakHWM = max(s.peakHWM, m.hwmKiB)
 	if cpuErr == nil {
-		s.lastCPU = cpu
 		s.cpus = append(s.cpus, cpuPoint{at: time.Now(), cpu: cpu})
 	}
 }
@@ -146,7 +143,10 @@ func (s *sampler) finish() (peakRSSMiB, peakHWMMiB, cpu float64) {
 	<-s.done
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return float64(s.peakRSS) / 1024, float64(s.peakHWM) / 1024, s.lastCPU
+	if len(s.cpus) > 0 {
+		cpu = s.cpus[len(s.cpus)-1].cpu
+	}
+	return float64(s.peakRSS) / 1024, float64(s.peakHWM) / 1024, cpu
 }
 
 // cycle is one "Cycle finished" line of the descheduler's log.

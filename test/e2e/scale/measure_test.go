@@ -2,6 +2,7 @@ package main
 
 import (
 	"math"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -217,5 +218,29 @@ func TestCycleLoadsAndMaxQuiet(t *testing.T) {
 	}
 	if got := formatCores(loads[:1]) + " " + formatCores([]float64{-1}) + " " + formatDurations(durations[:2]); got != "1.00 - 2000,900" {
 		t.Errorf("formatted %q", got)
+	}
+}
+
+// The sampler on this test's own process: its timeline grows in time order
+// and finish reports the newest CPU time, at least what was burnt before.
+func TestSamplerOwnProcess(t *testing.T) {
+	s := startSampler(os.Getpid(), 5*time.Millisecond)
+	busyUntil := time.Now().Add(50 * time.Millisecond)
+	for n := 0; time.Now().Before(busyUntil); n++ {
+		_ = math.Sqrt(float64(n))
+	}
+	time.Sleep(20 * time.Millisecond)
+	_, _, cpu := s.finish()
+	pts := s.timeline()
+	if len(pts) < 2 {
+		t.Fatalf("%d CPU samples, want several", len(pts))
+	}
+	for i := 1; i < len(pts); i++ {
+		if pts[i].at.Before(pts[i-1].at) || pts[i].cpu < pts[i-1].cpu {
+			t.Fatalf("sample %d (%v) goes back from %v", i, pts[i], pts[i-1])
+		}
+	}
+	if last := pts[len(pts)-1].cpu; cpu != last || cpu <= 0 {
+		t.Errorf("finish reported %v CPU-s, want the newest sample's %v (> 0)", cpu, last)
 	}
 }

@@ -144,6 +144,7 @@ func writeSummary(w io.Writer, s simulator.Summary) {
 			s.LowerBound, s.LowerBoundUnreachable, ratioColumn(s.EvictionsOverLowerBound))
 		fmt.Fprintf(w, "lower bound in priority order: %d evictions, evictions/that bound: %s\n",
 			s.LowerBoundByPriority, ratioColumn(s.EvictionsOverLowerBoundByPriority))
+		writeUnreachable(w, s.LowerBoundUnreachableNodes)
 	}
 	fmt.Fprintf(w, "pods left pending: %d\n", s.PodsLeftPending)
 	writeAvailability(w, s)

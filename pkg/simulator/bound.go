@@ -34,6 +34,8 @@ type Bound struct {
 // hotNode is one node as the lower bound sees it. A dimension is one
 // resource in one view ("usage/cpu", "requests/memory").
 type hotNode struct {
+	// name is the node's name.
+	name string
 	// excess is each dimension's percentage minus its target (> 0: over).
 	excess map[string]float64
 	// pods are the evictable pods' reliefs per dimension, in percentage
@@ -42,6 +44,9 @@ type hotNode struct {
 	// bands are the pods' priority bands, in the order of pods (nil: all
 	// in one band).
 	bands []nu.PriorityBand
+	// withheld are the pods the evictor's filter allows but the budgets
+	// refuse (not in pods).
+	withheld []withheldPod
 }
 
 // lowerBound counts, for every node, the fewest of its evictable pods
@@ -166,7 +171,7 @@ func hotNodes(in explain.Input, t Target, ev *evictor.DefaultEvictor, guard *evi
 	var out []hotNode
 	for i, ni := range in.Snapshot.Nodes() {
 		np := nodes[i]
-		h := hotNode{excess: map[string]float64{}}
+		h := hotNode{name: ni.Name(), excess: map[string]float64{}}
 		useView := t.Usage && np.usageKnown
 		if t.Requests {
 			addExcess(h.excess, dimRequests, np.req, reqHigh)
@@ -178,7 +183,12 @@ func hotNodes(in explain.Input, t Target, ev *evictor.DefaultEvictor, guard *evi
 			continue
 		}
 		for _, pi := range ni.Pods {
-			if snapshot.IsTerminal(pi.Pod) || !ev.Filter(pi.Pod) || !guard.Allows(pi.Pod, budget) {
+			if snapshot.IsTerminal(pi.Pod) || !ev.Filter(pi.Pod) {
+				continue
+			}
+			if !guard.Allows(pi.Pod, budget) {
+				h.withheld = append(h.withheld, withheldPod{name: pi.Pod.Namespace + "/" + pi.Pod.Name,
+					relief: podRelief(in, ni, pi, t.Requests, useView), verdict: guard.Check(pi.Pod, budget)})
 				continue
 			}
 			h.pods = append(h.pods, podRelief(in, ni, pi, t.Requests, useView))
@@ -224,10 +234,11 @@ func podRelief(in explain.Input, ni *snapshot.NodeInfo, pi *snapshot.PodInfo, re
 
 // firstBound computes the lower bound of the first cycle's cluster in,
 // with the DefaultEvictor of the profile named t.Profile (the defaults
-// when no profile has that name).
-func firstBound(in explain.Input, t Target) (Bound, error) {
+// when no profile has that name), and describes the nodes it found
+// unreachable.
+func firstBound(in explain.Input, t Target) (Bound, []UnreachableNode, error) {
 	if len(t.Thresholds) == 0 {
-		return Bound{}, nil
+		return Bound{}, nil, nil
 	}
 	var args *evictor.DefaultEvictorArgs
 	for _, p := range in.Profiles {
@@ -238,11 +249,12 @@ func firstBound(in explain.Input, t Target) (Bound, error) {
 	}
 	ev, err := evictor.New(args, in.Snapshot)
 	if err != nil {
-		return Bound{}, fmt.Errorf("the lower bound's evictor: %w", err)
+		return Bound{}, nil, fmt.Errorf("the lower bound's evictor: %w", err)
 	}
 	var budget *evictor.WorkloadBudget
 	if args != nil {
 		budget = args.WorkloadBudget
 	}
-	return lowerBound(hotNodes(in, t, ev, evictor.NewWorkloadGuard(in.Snapshot), budget)), nil
+	nodes := hotNodes(in, t, ev, evictor.NewWorkloadGuard(in.Snapshot), budget)
+	return lowerBound(nodes), unreachableNodes(nodes), nil
 }

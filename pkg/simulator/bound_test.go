@@ -303,3 +303,87 @@ func TestSummaryLowerBoundLeavesOutRefusedPods(t *testing.T) {
 		})
 	}
 }
+
+// The summary names each unreachable node with what keeps it over target.
+// On the hotspot cluster with minAvailable 6 (of 6) on w0..w4, n1 is 16.25
+// points over (6 × 1100m + 300m = 6900m of 8000m = 86.25%, target 70) and
+// only w5-n1 is evictable: 1100m = 13.75 points < 16.25. The other five
+// pods are withheld by their PodDisruptionBudgets (0 disruptions allowed),
+// 13.75 points each, listed by name since their reliefs tie. With one
+// disruption allowed per budget nothing is withheld and no node is listed.
+func TestSummaryUnreachableNodes(t *testing.T) {
+	for _, blockAll := range []bool{true, false} {
+		objs := hotspotCluster()
+		for w := 0; w < 6; w++ {
+			name := fmt.Sprintf("w%d", w)
+			d := b.MakeDeployment("shop", name+"-deploy", 6)
+			objs.Deployments = append(objs.Deployments, d.Obj())
+			objs.ReplicaSets = append(objs.ReplicaSets, d.ReplicaSetFor(name))
+			if w < 5 {
+				pdb := b.MakePDB("shop", name, "app", name).Obj()
+				if blockAll {
+					six := intstr.FromInt32(6)
+					pdb.Spec.MaxUnavailable, pdb.Spec.MinAvailable = nil, &six
+				}
+				objs.PDBs = append(objs.PDBs, pdb)
+			}
+		}
+		res, err := Run(quiet(), objs, t0, configFor(t, fmt.Sprintf(hotspotPolicy, true, ""), 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := res.Summary.LowerBoundUnreachableNodes
+		if !blockAll {
+			if len(got) != 0 {
+				t.Errorf("maxUnavailable 1: unreachable nodes %+v, want none", got)
+			}
+			continue
+		}
+		if len(got) != 1 {
+			t.Fatalf("unreachable nodes %+v, want n1 alone", got)
+		}
+		n := got[0]
+		if n.Node != "n1" || n.Over["usage/cpu"] != 16.25 || n.Evictable["usage/cpu"] != 13.75 || len(n.Over) != 1 {
+			t.Errorf("n1: over %v evictable %v (node %q), want usage/cpu 16.25 and 13.75", n.Over, n.Evictable, n.Node)
+		}
+		if len(n.Withheld) != 5 {
+			t.Fatalf("withheld %+v, want w0-n1..w4-n1", n.Withheld)
+		}
+		for i, p := range n.Withheld {
+			wantPod := fmt.Sprintf("shop/w%d-n1", i)
+			wantMsg := fmt.Sprintf("PodDisruptionBudget shop/w%d: 0 disruptions allowed, 0 used in this cycle", i)
+			if p.Pod != wantPod || p.Relief["usage/cpu"] != 13.75 || p.Reason != string(evictor.SkipPDBExhausted) || p.Message != wantMsg {
+				t.Errorf("withheld[%d] = %+v, want %s relieving 13.75, pdb_exhausted, %q", i, p, wantPod, wantMsg)
+			}
+		}
+	}
+}
+
+// The withheld pods come busiest first (of the worst-over dimension), ties
+// by name, and the reliefs and points are rounded to two decimals.
+func TestUnreachableNodesOrderAndRounding(t *testing.T) {
+	const cpu = "usage/cpu"
+	n := hotNode{name: "a", excess: map[string]float64{cpu: 20.004, "usage/memory": -3}, pods: pods(cpu, 5.111, 4),
+		withheld: []withheldPod{
+			{name: "ns/small", relief: map[string]float64{cpu: 2}},
+			{name: "ns/b-big", relief: map[string]float64{cpu: 9.996}},
+			{name: "ns/a-big", relief: map[string]float64{cpu: 9.996}},
+		}}
+	reachable := hotNode{name: "b", excess: map[string]float64{cpu: 3}, pods: pods(cpu, 4)}
+	got := unreachableNodes([]hotNode{reachable, n})
+	if len(got) != 1 || got[0].Node != "a" {
+		t.Fatalf("unreachable %+v, want a alone", got)
+	}
+	u := got[0]
+	// Over lists the dimensions over target only; 5.111 + 4 = 9.111.
+	if len(u.Over) != 1 || u.Over[cpu] != 20 || u.Evictable[cpu] != 9.11 {
+		t.Errorf("over %v evictable %v, want usage/cpu 20 and 9.11", u.Over, u.Evictable)
+	}
+	var order []string
+	for _, p := range u.Withheld {
+		order = append(order, fmt.Sprintf("%s=%g", p.Pod, p.Relief[cpu]))
+	}
+	if want := "[ns/a-big=10 ns/b-big=10 ns/small=2]"; fmt.Sprint(order) != want {
+		t.Errorf("withheld %v, want %s", order, want)
+	}
+}

@@ -115,6 +115,9 @@
 // adds them all and counts as unreachable. MetricResource is left out: a
 // pod's share of it is unknown. The greedy count is the bound the issue
 // defines (busiest first), not an exact minimum set cover over resources.
+// Summary.LowerBoundUnreachableNodes describes the unreachable nodes
+// (unreachableNodes): the points each is over, what its evictable pods
+// relieve, and the pods the guard refused with its verdict, busiest first.
 // Summary.LowerBoundByPriority counts the same pods in the priority order
 // the utilization strategies keep (shedByPriority): priority bands merged
 // from the lowest up to the first that can bring the node under target,

@@ -154,6 +154,12 @@ type Summary struct {
 	// their evictable pods brings under target; each adds all its
 	// evictable pods to LowerBound.
 	LowerBoundUnreachable int `json:"lowerBoundUnreachable"`
+	// LowerBoundUnreachableNodes describes those nodes (by name): how far
+	// over target each is, what its evictable pods would relieve, and the
+	// pods its budgets withhold. A node here stays over target whatever a
+	// strategy does until its budgets change, e.g. while a crash-looping
+	// replica holds a PodDisruptionBudget at 0 disruptions.
+	LowerBoundUnreachableNodes []UnreachableNode `json:"lowerBoundUnreachableNodes,omitempty"`
 	// EvictionsOverLowerBound is TotalEvictions ÷ LowerBound, rounded to
 	// two decimals; nil when LowerBound is 0.
 	EvictionsOverLowerBound *float64 `json:"evictionsOverLowerBound"`

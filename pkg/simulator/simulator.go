@@ -25,7 +25,9 @@ type simulation struct {
 	res     *Result
 	evicted []evictedPod
 	bound   Bound
-	avail   *availability
+	// unreachable are the nodes the bound found unreachable.
+	unreachable []UnreachableNode
+	avail       *availability
 }
 
 // evictedPod is one simulated eviction, for the summary.
@@ -61,6 +63,7 @@ func Run(ctx context.Context, objs snapshot.Objects, start time.Time, cfg Config
 	}
 	s.res.Moves = append([]Move{}, s.cluster.moves...)
 	s.res.Summary = summarize(s.res, s.evicted, &cfg, s.bound)
+	s.res.Summary.LowerBoundUnreachableNodes = s.unreachable
 	s.res.Summary.MinAvailability, s.res.Summary.WorkloadsBelowBudget = s.avail.result()
 	return s.res, nil
 }
@@ -124,7 +127,7 @@ func (s *simulation) cycle(ctx context.Context, k int, t time.Time) error {
 		if w := explain.MissingWorkloadsWarning(rep.Initial); w != "" {
 			s.res.Warnings = append(s.res.Warnings, w)
 		}
-		if s.bound, err = firstBound(in, s.cfg.Target); err != nil {
+		if s.bound, s.unreachable, err = firstBound(in, s.cfg.Target); err != nil {
 			return fmt.Errorf("cycle %d: %w", k, err)
 		}
 	}

@@ -1,0 +1,74 @@
+package app
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/usage-descheduler/descheduler/pkg/simulator"
+)
+
+// unreachableShown and withheldShown bound the text summary's list of the
+// nodes the lower bound found unreachable; the JSON result has them all.
+const (
+	unreachableShown = 5
+	withheldShown    = 3
+)
+
+// writeUnreachable lists the nodes no eviction can bring under target, one
+// line each (wrapped): how far over target, what the evictable pods would
+// relieve, and the busiest pods a budget withholds, with the budget's
+// message. Example:
+//
+//	unreachable: node-3 usage/cpu 16.25 over, evictable pods 13.75; withheld: shop/w0-1 13.75
+//	  (pdb_exhausted: PodDisruptionBudget shop/w0: 0 disruptions allowed, 0 used in this cycle)
+func writeUnreachable(w io.Writer, nodes []simulator.UnreachableNode) {
+	for i, n := range nodes {
+		if i == unreachableShown {
+			fmt.Fprintf(w, "unreachable: … %d more node(s) (JSON: summary.lowerBoundUnreachableNodes)\n", len(nodes)-i)
+			return
+		}
+		line := "unreachable: " + n.Node + " " + pointsList(n.Over, "over") + ", evictable pods " + pointsList(n.Evictable, "")
+		for j, p := range n.Withheld {
+			if j == 0 {
+				line += "; withheld:"
+			} else {
+				line += ","
+			}
+			if j == withheldShown {
+				line += fmt.Sprintf(" … %d more", len(n.Withheld)-j)
+				break
+			}
+			line += fmt.Sprintf(" %s %s (%s", p.Pod, pointsList(p.Relief, ""), p.Reason)
+			if p.Message != "" {
+				line += ": " + p.Message
+			}
+			line += ")"
+		}
+		fmt.Fprintln(w, strings.Join(wrap(line, tableWidth), "\n  "))
+	}
+}
+
+// pointsList formats percentage points per dimension, sorted by name:
+// "usage/cpu 16.25 over" (suffix "over"), or "13.75" alone when there is
+// one dimension and no suffix.
+func pointsList(m map[string]float64, suffix string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		part := fmt.Sprintf("%g", m[k])
+		if suffix != "" || len(keys) > 1 {
+			part = k + " " + part
+		}
+		if suffix != "" {
+			part += " " + suffix
+		}
+		parts = append(parts, part)
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,71 @@
+package app
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/usage-descheduler/descheduler/pkg/simulator"
+)
+
+// TestWriteUnreachable: one line per node (wrapped at the table width),
+// the busiest withheld pods with their budget's message, at most
+// withheldShown of them and unreachableShown nodes; nothing without nodes.
+func TestWriteUnreachable(t *testing.T) {
+	withheld := func(n int) []simulator.WithheldPod {
+		var out []simulator.WithheldPod
+		for i := 0; i < n; i++ {
+			out = append(out, simulator.WithheldPod{Pod: fmt.Sprintf("shop/w%d", i), Relief: map[string]float64{"usage/cpu": 13.75},
+				Reason: "pdb_exhausted", Message: fmt.Sprintf("PodDisruptionBudget shop/w%d: 0 disruptions allowed", i)})
+		}
+		return out
+	}
+	node := func(name string, n int) simulator.UnreachableNode {
+		return simulator.UnreachableNode{Node: name, Over: map[string]float64{"usage/cpu": 16.25},
+			Evictable: map[string]float64{"usage/cpu": 13.75}, Withheld: withheld(n)}
+	}
+	tests := []struct {
+		name  string
+		nodes []simulator.UnreachableNode
+		want  string
+	}{{
+		name: "none",
+	}, {
+		name:  "one node, one withheld pod",
+		nodes: []simulator.UnreachableNode{node("n1", 1)},
+		want: "unreachable: n1 usage/cpu 16.25 over, evictable pods 13.75; withheld: shop/w0 13.75 (pdb_exhausted: PodDisruptionBudget\n" +
+			"  shop/w0: 0 disruptions allowed)\n",
+	}, {
+		name: "two dimensions, no withheld pod",
+		nodes: []simulator.UnreachableNode{{Node: "n2", Over: map[string]float64{"usage/cpu": 3, "requests/memory": 1.5},
+			Evictable: map[string]float64{"usage/cpu": 1, "requests/memory": 0}}},
+		want: "unreachable: n2 requests/memory 1.5 over, usage/cpu 3 over, evictable pods requests/memory 0, usage/cpu 1\n",
+	}, {
+		name:  "withheld pods beyond withheldShown",
+		nodes: []simulator.UnreachableNode{node("n1", withheldShown+2)},
+		want: "unreachable: n1 usage/cpu 16.25 over, evictable pods 13.75; withheld: shop/w0 13.75 (pdb_exhausted: PodDisruptionBudget\n" +
+			"  shop/w0: 0 disruptions allowed), shop/w1 13.75 (pdb_exhausted: PodDisruptionBudget shop/w1: 0 disruptions allowed),\n" +
+			"  shop/w2 13.75 (pdb_exhausted: PodDisruptionBudget shop/w2: 0 disruptions allowed), … 2 more\n",
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			writeUnreachable(&buf, tc.nodes)
+			if got := buf.String(); got != tc.want {
+				t.Errorf("got\n%s\nwant\n%s", got, tc.want)
+			}
+		})
+	}
+	// More nodes than unreachableShown: the rest are counted.
+	var many []simulator.UnreachableNode
+	for i := 0; i < unreachableShown+3; i++ {
+		many = append(many, node(fmt.Sprintf("n%d", i), 0))
+	}
+	var buf bytes.Buffer
+	writeUnreachable(&buf, many)
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	if len(lines) != unreachableShown+1 || lines[len(lines)-1] != "unreachable: … 3 more node(s) (JSON: summary.lowerBoundUnreachableNodes)" {
+		t.Errorf("got %d lines, last %q", len(lines), lines[len(lines)-1])
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/usage-descheduler/descheduler/pkg/evictor"
+	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 	nu "github.com/usage-descheduler/descheduler/strategies/nodeutilization"
 	b "github.com/usage-descheduler/descheduler/test/builders"
 )
@@ -276,22 +277,7 @@ func TestSummaryLowerBoundLeavesOutRefusedPods(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			objs := hotspotCluster()
-			for w := 0; w < 6; w++ {
-				name := fmt.Sprintf("w%d", w)
-				d := b.MakeDeployment("shop", name+"-deploy", 6)
-				objs.Deployments = append(objs.Deployments, d.Obj())
-				objs.ReplicaSets = append(objs.ReplicaSets, d.ReplicaSetFor(name))
-				if w < tc.blocked {
-					pdb := b.MakePDB("shop", name, "app", name).Obj()
-					if tc.all {
-						six := intstr.FromInt32(6)
-						pdb.Spec.MaxUnavailable, pdb.Spec.MinAvailable = nil, &six
-					}
-					objs.PDBs = append(objs.PDBs, pdb)
-				}
-			}
-			res, err := Run(quiet(), objs, t0, configFor(t, fmt.Sprintf(hotspotPolicy, true, ""), 1))
+			res, err := Run(quiet(), budgetedHotspot(tc.blocked, tc.all), t0, configFor(t, fmt.Sprintf(hotspotPolicy, true, ""), 1))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -313,22 +299,7 @@ func TestSummaryLowerBoundLeavesOutRefusedPods(t *testing.T) {
 // disruption allowed per budget nothing is withheld and no node is listed.
 func TestSummaryUnreachableNodes(t *testing.T) {
 	for _, blockAll := range []bool{true, false} {
-		objs := hotspotCluster()
-		for w := 0; w < 6; w++ {
-			name := fmt.Sprintf("w%d", w)
-			d := b.MakeDeployment("shop", name+"-deploy", 6)
-			objs.Deployments = append(objs.Deployments, d.Obj())
-			objs.ReplicaSets = append(objs.ReplicaSets, d.ReplicaSetFor(name))
-			if w < 5 {
-				pdb := b.MakePDB("shop", name, "app", name).Obj()
-				if blockAll {
-					six := intstr.FromInt32(6)
-					pdb.Spec.MaxUnavailable, pdb.Spec.MinAvailable = nil, &six
-				}
-				objs.PDBs = append(objs.PDBs, pdb)
-			}
-		}
-		res, err := Run(quiet(), objs, t0, configFor(t, fmt.Sprintf(hotspotPolicy, true, ""), 1))
+		res, err := Run(quiet(), budgetedHotspot(5, blockAll), t0, configFor(t, fmt.Sprintf(hotspotPolicy, true, ""), 1))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -386,4 +357,27 @@ func TestUnreachableNodesOrderAndRounding(t *testing.T) {
 	if want := "[ns/a-big=10 ns/b-big=10 ns/small=2]"; fmt.Sprint(order) != want {
 		t.Errorf("withheld %v, want %s", order, want)
 	}
+}
+
+// budgetedHotspot is the hotspot cluster with its six workloads w0..w5 as
+// Deployments of 6 (one pod per node), and a PodDisruptionBudget on the
+// first blocked of them: minAvailable 6 when all (no disruption allowed,
+// every pod Ready), else maxUnavailable 1.
+func budgetedHotspot(blocked int, all bool) snapshot.Objects {
+	objs := hotspotCluster()
+	for w := 0; w < 6; w++ {
+		name := fmt.Sprintf("w%d", w)
+		d := b.MakeDeployment("shop", name+"-deploy", 6)
+		objs.Deployments = append(objs.Deployments, d.Obj())
+		objs.ReplicaSets = append(objs.ReplicaSets, d.ReplicaSetFor(name))
+		if w < blocked {
+			pdb := b.MakePDB("shop", name, "app", name).Obj()
+			if all {
+				six := intstr.FromInt32(6)
+				pdb.Spec.MaxUnavailable, pdb.Spec.MinAvailable = nil, &six
+			}
+			objs.PDBs = append(objs.PDBs, pdb)
+		}
+	}
+	return objs
 }

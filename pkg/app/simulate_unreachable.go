@@ -3,7 +3,8 @@ package app
 import (
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/usage-descheduler/descheduler/pkg/simulator"
@@ -54,11 +55,7 @@ func writeUnreachable(w io.Writer, nodes []simulator.UnreachableNode) {
 // "usage/cpu 16.25 over" (suffix "over"), or "13.75" alone when there is
 // one dimension and no suffix.
 func pointsList(m map[string]float64, suffix string) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	parts := make([]string, 0, len(keys))
 	for _, k := range keys {
 		part := fmt.Sprintf("%g", m[k])

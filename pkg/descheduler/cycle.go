@@ -21,6 +21,12 @@ import (
 // within a cycle.
 const MaxReplans = 3
 
+// MaxThrottledInARow is how many evictions in a row the API server may
+// throttle (API priority and fairness) before the cycle stops evicting: an
+// overloaded server is given the rest of the interval, and the cycle's
+// duration stays bounded by about this many Retry-After waits.
+const MaxThrottledInARow = 3
+
 // Cycle runs profiles against a snapshot with one executor.
 type Cycle struct {
 	// Profiles are run in order.
@@ -86,6 +92,8 @@ type run struct {
 	working *snapshot.Snapshot
 	report  *Report
 	stopped bool
+	// throttled counts the evictions the API server throttled in a row.
+	throttled int
 	// recorded, when set, is told about each record as soon as the
 	// executor answered (the Runner's history).
 	recorded func(Record)
@@ -229,6 +237,10 @@ func (r *run) execute(ctx context.Context, p *Profile, strategy string, cands []
 			anyFailed = true
 			continue
 		}
+		if p, ok := r.c.Executor.(evictor.Pacer); ok && p.Pace(ctx) != nil {
+			// Cancelled while waiting out a Retry-After: no call made.
+			return anyFailed
+		}
 		res, err := r.c.Executor.Evict(ctx, ev)
 		if errors.Is(err, fence.ErrStale) {
 			// No call was made: nothing to record, and no later write of
@@ -250,6 +262,9 @@ func (r *run) execute(ctx context.Context, p *Profile, strategy string, cands []
 		if r.c.Observer != nil {
 			r.c.Observer.EvictionDone(ctx, rec)
 		}
+		if r.overloaded(ctx, res) {
+			return false
+		}
 		if res.Removed() {
 			r.budget.Take(c.Pod, c.Node)
 			r.evicted[c.Pod.UID] = true
@@ -261,6 +276,23 @@ func (r *run) execute(ctx context.Context, p *Profile, strategy string, cands []
 		}
 	}
 	return anyFailed
+}
+
+// overloaded counts throttled answers in a row and reports, after
+// MaxThrottledInARow of them, that the cycle stops (it also marks the run
+// stopped).
+func (r *run) overloaded(ctx context.Context, res evictor.Result) bool {
+	if res != evictor.ResultThrottled {
+		r.throttled = 0
+		return false
+	}
+	r.throttled++
+	if r.throttled < MaxThrottledInARow {
+		return false
+	}
+	klog.FromContext(ctx).Info("The API server throttled evictions in a row; stopping the cycle", "throttled", r.throttled)
+	r.stopped = true
+	return true
 }
 
 // stillThere guards against a strategy proposing a pod that an earlier

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -11,7 +12,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 
 	"github.com/usage-descheduler/descheduler/pkg/resources"
 )
@@ -83,20 +86,38 @@ type LiveExecutor struct {
 	client      kubernetes.Interface
 	gracePeriod *int64
 	timeout     time.Duration
+	clock       clock.Clock
+	// mu guards notBefore: when the API server throttled the last call, the
+	// time before which the next one should not be made (see Pace).
+	mu        sync.Mutex
+	notBefore time.Time
 }
 
-var _ Executor = &LiveExecutor{}
+var (
+	_ Executor = &LiveExecutor{}
+	_ Pacer    = &LiveExecutor{}
+)
 
 // NewLiveExecutor returns an executor that POSTs policy/v1 Evictions with
-// gracePeriodSeconds (nil: the pod's own). Each call is bounded by timeout
-// (<= 0: DefaultEvictionTimeout), so client-go's silent Retry-After
-// retries (a PDB whose status was never computed answers 429 with
-// Retry-After: 10, about 10 times) can never stall a cycle.
+// gracePeriodSeconds (nil: the pod's own). Each call is made once: the
+// request turns off client-go's silent Retry-After retries (up to 10 for a
+// 429 or a 5xx that names a Retry-After), so an API priority and fairness
+// rejection is reported as throttled at once and a PodDisruptionBudget
+// whose status was never computed (429, Retry-After: 10) as blocked, instead
+// of the same POST being repeated until the deadline. Each call is still
+// bounded by timeout (<= 0: DefaultEvictionTimeout) for a server that does
+// not answer.
 func NewLiveExecutor(client kubernetes.Interface, gracePeriodSeconds *int64, timeout time.Duration) *LiveExecutor {
 	if timeout <= 0 {
 		timeout = DefaultEvictionTimeout
 	}
-	return &LiveExecutor{client: client, gracePeriod: gracePeriodSeconds, timeout: timeout}
+	return &LiveExecutor{client: client, gracePeriod: gracePeriodSeconds, timeout: timeout, clock: clock.RealClock{}}
+}
+
+// WithClock makes the executor pace its calls with c (tests); it returns l.
+func (l *LiveExecutor) WithClock(c clock.Clock) *LiveExecutor {
+	l.clock = c
+	return l
 }
 
 // Evict evicts ev.Pod. Outcomes:
@@ -127,13 +148,17 @@ func (l *LiveExecutor) Evict(ctx context.Context, ev Eviction) (Result, error) {
 		ObjectMeta:    metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace},
 		DeleteOptions: opts,
 	}
-	err := l.client.PolicyV1().Evictions(pod.Namespace).Evict(callCtx, eviction)
+	err := l.post(callCtx, eviction)
 	switch {
 	case err == nil:
 		logEviction(logger.V(1), "Evicted pod", ev)
 		return ResultSuccess, nil
 	case apierrors.IsTooManyRequests(err):
-		return tooManyRequests(logger, ev, err), nil
+		res := tooManyRequests(logger, ev, err)
+		if res == ResultThrottled {
+			l.holdBack(logger, err)
+		}
+		return res, nil
 	case apierrors.IsNotFound(err):
 		logEviction(logger.V(1), "Pod already gone", ev)
 		return ResultSuccess, nil
@@ -145,6 +170,21 @@ func (l *LiveExecutor) Evict(ctx context.Context, ev Eviction) (Result, error) {
 	default:
 		return ResultError, fmt.Errorf("evicting pod %s: %w", klog.KObj(pod), err)
 	}
+}
+
+// post makes the eviction call once. A client built from a rest.Config (a
+// live cluster) sends the same request as client-go's typed Evict with
+// retries turned off; a client without a REST client (client-go's fake
+// clientset, which never retries) goes through the typed call.
+func (l *LiveExecutor) post(ctx context.Context, eviction *policyv1.Eviction) error {
+	rc, ok := l.client.PolicyV1().RESTClient().(*rest.RESTClient)
+	if !ok || rc == nil {
+		return l.client.PolicyV1().Evictions(eviction.Namespace).Evict(ctx, eviction)
+	}
+	// The eviction subresource lives under the core group's pods, as in
+	// client-go's own typed Evict.
+	return rc.Post().AbsPath("/api/v1").Namespace(eviction.Namespace).Resource("pods").
+		Name(eviction.Name).SubResource("eviction").Body(eviction).MaxRetries(0).Do(ctx).Error()
 }
 
 // DryRunExecutor never calls the API: it logs the eviction and reports

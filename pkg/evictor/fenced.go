@@ -26,7 +26,10 @@ type FencedExecutor struct {
 	Guard fence.Guard
 }
 
-var _ Executor = FencedExecutor{}
+var (
+	_ Executor = FencedExecutor{}
+	_ Pacer    = FencedExecutor{}
+)
 
 // Evict implements Executor.
 func (f FencedExecutor) Evict(ctx context.Context, ev Eviction) (Result, error) {
@@ -36,4 +39,13 @@ func (f FencedExecutor) Evict(ctx context.Context, ev Eviction) (Result, error) 
 	}
 	defer cancel()
 	return f.Executor.Evict(fctx, ev)
+}
+
+// Pace implements Pacer by asking Executor, when it paces its calls. The
+// wait is not fenced: it writes nothing, and it ends with ctx.
+func (f FencedExecutor) Pace(ctx context.Context) error {
+	if p, ok := f.Executor.(Pacer); ok {
+		return p.Pace(ctx)
+	}
+	return ctx.Err()
 }

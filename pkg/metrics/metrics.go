@@ -36,6 +36,7 @@ package metrics
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -65,8 +66,10 @@ var (
 	upstreamStrategyBuckets = []float64{0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100}
 )
 
-// knownClasses are reported for every classifying strategy, 0 when empty,
-// so a class that empties out drops to 0 instead of keeping its old value.
+// knownClasses are reported for every classifying strategy, 0 when empty.
+// Any other class a strategy reported once (such as the usage strategies'
+// "unknown-usage") is reset to 0 in each later cycle that lacks it, so a
+// class that empties out drops to 0 instead of keeping its old value.
 var knownClasses = []string{framework.ClassUnderutilized, framework.ClassAppropriate, framework.ClassOverutilized}
 
 // Metrics are the descheduler's own metrics. It implements
@@ -80,6 +83,10 @@ type Metrics struct {
 	nodesClassified  *prometheus.GaugeVec
 	leader           prometheus.Gauge
 	skipped          *prometheus.CounterVec
+
+	// mu guards classes: per strategy, every class it ever reported.
+	mu      sync.Mutex
+	classes map[string]map[string]bool
 }
 
 var (
@@ -185,14 +192,29 @@ func (m *Metrics) StrategyDone(profile, strategy string, took time.Duration) {
 }
 
 // Classified implements descheduler.Observer: it sets the number of nodes
-// per class for the strategy (0 for a known class without nodes).
+// per class for the strategy: 0 for a known class without nodes and for any
+// class the strategy reported in an earlier cycle.
 func (m *Metrics) Classified(_, strategy string, classes map[string]string) {
-	counts := make(map[string]int, len(knownClasses))
-	for _, c := range knownClasses {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.classes == nil {
+		m.classes = map[string]map[string]bool{}
+	}
+	seen := m.classes[strategy]
+	if seen == nil {
+		seen = make(map[string]bool, len(knownClasses)+1)
+		for _, c := range knownClasses {
+			seen[c] = true
+		}
+		m.classes[strategy] = seen
+	}
+	counts := make(map[string]int, len(seen))
+	for c := range seen {
 		counts[c] = 0
 	}
 	for _, c := range classes {
 		counts[c]++
+		seen[c] = true
 	}
 	for class, n := range counts {
 		m.nodesClassified.WithLabelValues(strategy, class).Set(float64(n))

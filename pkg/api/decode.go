@@ -129,7 +129,7 @@ func Load(data []byte, reg *framework.Registry) (*DeschedulerPolicy, error) {
 }
 
 // toJSON returns the policy as JSON. JSON input is used as is; anything else
-// is parsed as YAML, where duplicate keys are an error.
+// is parsed as YAML, where duplicate keys and a second document are errors.
 func toJSON(data []byte) ([]byte, error) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
@@ -137,6 +137,9 @@ func toJSON(data []byte) ([]byte, error) {
 	}
 	doc := trimmed
 	if trimmed[0] != '{' || !json.Valid(trimmed) {
+		if err := oneDocument(data); err != nil {
+			return nil, err
+		}
 		var err error
 		if doc, err = yaml.YAMLToJSONStrict(data); err != nil {
 			return nil, fmt.Errorf("decoding policy: %w", err)

@@ -22,13 +22,16 @@ import (
 //  2. a Deployment or StatefulSet whose rollout is in progress (updated <
 //     desired, or observedGeneration behind generation): skipped
 //     (mid_rollout);
-//  3. a PodDisruptionBudget selects the pod: the PDB is the budget. When
-//     the disruption controller has computed its status (observedGeneration
-//     ≥ 1 and ≥ generation) the eviction is allowed iff
-//     status.disruptionsAllowed − (evictions of pods it selects earlier in
-//     this cycle) ≥ 1, else skipped (pdb_exhausted), so no eviction call is
-//     spent on a certain 429. A PDB without a computed status is left to the
-//     Eviction API;
+//  3. a PodDisruptionBudget selects the pod: the PDB is the budget, judged
+//     as the Eviction API judges it (PDBRule). A pod the API lets go
+//     without a look at budgets (IgnoresPDBs: Pending, terminated or
+//     terminating) is allowed; a pod two or more PDBs select is skipped
+//     (multiple_pdbs: the API refuses it every time); an unhealthy pod the
+//     PDB lets go without a disruption is allowed; a PDB without a status
+//     computed for its spec is left to the Eviction API; otherwise the
+//     eviction is allowed iff status.disruptionsAllowed − (disruptions
+//     this cycle's evictions took from it) ≥ 1, else skipped
+//     (pdb_exhausted), so no eviction call is spent on a certain 429;
 //  4. the pod is failing (terminated, or not Ready with a restarted
 //     container or one waiting in CrashLoopBackOff, ImagePullBackOff and
 //     the like): allowed; its eviction takes away no availability (this is
@@ -123,11 +126,14 @@ const (
 	// SkipPDBExhausted: a PodDisruptionBudget selecting the pod allows no
 	// further disruption in this cycle.
 	SkipPDBExhausted SkipReason = "pdb_exhausted"
+	// SkipMultiplePDBs: more than one PodDisruptionBudget selects the pod,
+	// which the Eviction API refuses every time (500).
+	SkipMultiplePDBs SkipReason = "multiple_pdbs"
 )
 
 // SkipReasons lists every SkipReason, for metrics that start at zero.
 func SkipReasons() []SkipReason {
-	return []SkipReason{SkipWorkloadBudget, SkipSingleton, SkipMidRollout, SkipPDBExhausted}
+	return []SkipReason{SkipWorkloadBudget, SkipSingleton, SkipMidRollout, SkipPDBExhausted, SkipMultiplePDBs}
 }
 
 // Verdict is the workload budget's answer for one eviction.

@@ -3,6 +3,7 @@ package evictor
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -84,18 +85,40 @@ func (g *WorkloadGuard) check(pod *v1.Pod, b *WorkloadBudget, explain bool) Verd
 	if !v.Allowed || !covered {
 		return v
 	}
-	unready := notReady(pod)
-	if !explain {
-		refused := x.any(set, func(i int) bool { return selects(i) && !g.checkPDB(i, unready, false).Allowed })
-		return Verdict{Allowed: !refused, Reason: refusedIf(refused, SkipPDBExhausted)}
+	if IgnoresPDBs(pod) {
+		return v
 	}
-	// The first refusing PDB, in the snapshot's order, is the one named.
-	for _, i := range g.covering(pod) {
-		if v := g.checkPDB(i, unready, true); !v.Allowed {
-			return v
+	// The Eviction API refuses a pod under more than one budget (500), so
+	// at most the first two are looked for.
+	first, n := -1, 0
+	x.any(set, func(i int) bool {
+		if selects(i) {
+			if n == 0 {
+				first = i
+			}
+			n++
 		}
+		return n > 1
+	})
+	if n > 1 {
+		return g.multiplePDBs(pod, explain)
 	}
-	return Verdict{Allowed: true}
+	return g.checkPDB(first, !notReady(pod), explain)
+}
+
+// multiplePDBs is the verdict for a pod that more than one
+// PodDisruptionBudget selects; explain names them.
+func (g *WorkloadGuard) multiplePDBs(pod *v1.Pod, explain bool) Verdict {
+	v := Verdict{Reason: SkipMultiplePDBs}
+	if explain {
+		var names []string
+		for _, i := range g.covering(pod) {
+			names = append(names, pod.Namespace+"/"+g.pdbs[i].pdb.Name)
+		}
+		v.Message = fmt.Sprintf("PodDisruptionBudgets %s select the pod; the Eviction API refuses a pod under more than one",
+			strings.Join(names, ", "))
+	}
+	return v
 }
 
 // failingReasons are waiting reasons of a container that will not become
@@ -129,20 +152,14 @@ func failing(pod *v1.Pod) bool {
 // CrashLoopBackOff (snapshot.PodReady).
 func notReady(pod *v1.Pod) bool { return !snapshot.PodReady(pod) }
 
-// checkPDB pre-checks PDB i: allowed iff its status was computed and
-// status.disruptionsAllowed − this cycle's evictions under it ≥ 1, or its
-// status was never computed (the Eviction API decides). A pod that is not
-// Ready passes as the Eviction API lets it: with
-// unhealthyPodEvictionPolicy AlwaysAllow, or when currentHealthy ≥
-// desiredHealthy (IfHealthyBudget, the default).
-func (g *WorkloadGuard) checkPDB(i int, unready, explain bool) Verdict {
+// checkPDB pre-checks PDB i, the only one selecting a pod that is Ready
+// or not, by PDBRule: a bypassed pod is allowed, and so is one whose
+// budget's status was never computed for its spec (the Eviction API
+// decides); otherwise status.disruptionsAllowed less this cycle's
+// disruptions under it must be at least 1.
+func (g *WorkloadGuard) checkPDB(i int, ready, explain bool) Verdict {
 	pdb := g.pdbs[i].pdb
-	if pdb.Status.ObservedGeneration < 1 || pdb.Status.ObservedGeneration < pdb.Generation {
-		return Verdict{Allowed: true}
-	}
-	if unready && (pdb.Spec.UnhealthyPodEvictionPolicy != nil &&
-		*pdb.Spec.UnhealthyPodEvictionPolicy == policyv1.AlwaysAllow ||
-		pdb.Status.CurrentHealthy >= pdb.Status.DesiredHealthy) {
+	if PDBRule(ready, pdb) != PDBDecrement {
 		return Verdict{Allowed: true}
 	}
 	left := pdb.Status.DisruptionsAllowed - g.pdbTaken[i]
@@ -158,18 +175,20 @@ func (g *WorkloadGuard) checkPDB(i int, unready, explain bool) Verdict {
 }
 
 // Record counts an eviction of pod (one that removed it, or would have in
-// a dry run) against its workload and every PDB selecting it. A pod that
-// was not Ready is not counted: it was unavailable already (and the
-// Eviction API does not count it against a PDB either).
+// a dry run) as the Eviction API does: against its one PodDisruptionBudget
+// when the eviction took a disruption from it (PDBRule), and against its
+// workload when it was Ready (a pod that was not Ready was unavailable
+// already).
 func (g *WorkloadGuard) Record(pod *v1.Pod) {
-	if notReady(pod) {
-		return
-	}
-	if w, ok := g.snap.WorkloadOf(pod); ok {
+	ready := !notReady(pod)
+	if w, ok := g.snap.WorkloadOf(pod); ok && ready {
 		g.evicted[w.Ref]++
 	}
-	for _, i := range g.covering(pod) {
-		g.pdbTaken[i]++
+	if IgnoresPDBs(pod) {
+		return
+	}
+	if cov := g.covering(pod); len(cov) == 1 && PDBRule(ready, g.pdbs[cov[0]].pdb) != PDBBypassed {
+		g.pdbTaken[cov[0]]++
 	}
 }
 

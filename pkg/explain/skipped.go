@@ -20,7 +20,7 @@ type Skipped struct {
 	Strategy string `json:"strategy"`
 	Profile  string `json:"profile"`
 	// Reason is the bounded reason: workload_budget, singleton,
-	// mid_rollout or pdb_exhausted.
+	// mid_rollout, pdb_exhausted or multiple_pdbs.
 	Reason string `json:"reason"`
 	// Message is the sentence with the deciding numbers, e.g.
 	// "workload default/web: 1 of 3 unavailable, budget 1".

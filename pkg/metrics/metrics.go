@@ -26,7 +26,7 @@
 //   - descheduler_evictions_skipped_total{reason,strategy,profile}:
 //     candidates the workload budget refused before any eviction call
 //     (live and dry run), by reason (workload_budget|singleton|mid_rollout|
-//     pdb_exhausted).
+//     pdb_exhausted|multiple_pdbs).
 //
 // The usage collectors' metrics (descheduler_usage_samples_age_seconds and
 // descheduler_collector_errors_total, both by source) are defined in
@@ -133,7 +133,7 @@ func New(reg prometheus.Registerer, build BuildInfo) (*Metrics, error) {
 		skipped: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "descheduler_evictions_skipped_total",
 			Help: "Eviction candidates the workload budget refused before any eviction call (live and dry run), by reason " +
-				"(workload_budget, singleton, mid_rollout, pdb_exhausted), strategy and profile.",
+				"(workload_budget, singleton, mid_rollout, pdb_exhausted, multiple_pdbs), strategy and profile.",
 		}, []string{"reason", "strategy", "profile"}),
 	}
 	buildInfo := prometheus.NewGauge(prometheus.GaugeOpts{

@@ -37,7 +37,7 @@ type WithheldPod struct {
 	Relief map[string]float64 `json:"relief"`
 	// Reason is why the budget refuses it (the skip reasons of
 	// Summary.SkippedEvictions: workload_budget, singleton, mid_rollout,
-	// pdb_exhausted).
+	// pdb_exhausted, multiple_pdbs).
 	Reason string `json:"reason"`
 	// Message says which budget and its numbers, e.g.
 	// "PodDisruptionBudget shop/web: 0 disruptions allowed, 0 used in this cycle".

@@ -59,7 +59,7 @@ func (e *evictionAPI) Evict(ctx context.Context, ev evictor.Eviction) (evictor.R
 	if !ok || pod.UID != ev.Pod.UID {
 		return evictor.ResultError, fmt.Errorf("evicting pod %s: not found", klog.KObj(ev.Pod))
 	}
-	if snapshot.IsTerminal(pod) {
+	if evictor.IgnoresPDBs(pod) {
 		return evictor.ResultSimulated, nil
 	}
 	matched := e.matching(pod)
@@ -67,6 +67,8 @@ func (e *evictionAPI) Evict(ctx context.Context, ev evictor.Eviction) (evictor.R
 	case len(matched) > 1:
 		return evictor.ResultError, fmt.Errorf("evicting pod %s: it has more than one PodDisruptionBudget, which the eviction subresource does not support",
 			klog.KObj(pod))
+	case len(matched) == 1 && e.bypassed(pod, matched[0]):
+		// An unhealthy pod the budget lets go without a disruption.
 	case len(matched) == 1 && e.allowed(matched[0]) <= 0:
 		klog.FromContext(ctx).V(2).Info("Eviction blocked by a PodDisruptionBudget", "pod", klog.KObj(pod),
 			"pdb", klog.KObj(e.c.pdbs[matched[0]]))
@@ -86,6 +88,18 @@ func (e *evictionAPI) matching(pod *v1.Pod) []int {
 		}
 	}
 	return out
+}
+
+// bypassed reports whether PDB i lets pod go without a disruption, by the
+// Eviction API's unhealthy-pod rule (evictor.UnhealthyBypass) on the
+// healthy counts at the cycle's start.
+func (e *evictionAPI) bypassed(pod *v1.Pod, i int) bool {
+	if ready, _ := podReady(pod); ready {
+		return false
+	}
+	expected, healthy := e.counts(i)
+	return evictor.UnhealthyBypass(e.c.pdbs[i].Spec.UnhealthyPodEvictionPolicy, int32(healthy),
+		int32(desiredHealthy(e.c.pdbs[i].Spec, expected)))
 }
 
 // allowed returns the disruptions PDB i still allows in this cycle.

@@ -124,7 +124,7 @@ type Summary struct {
 	// BlockedEvictions counts evictions a PodDisruptionBudget forbade.
 	BlockedEvictions int `json:"blockedEvictions"`
 	// SkippedEvictions counts, per reason (workload_budget, singleton,
-	// mid_rollout, pdb_exhausted), the candidates the workload budget
+	// mid_rollout, pdb_exhausted, multiple_pdbs), the candidates the workload budget
 	// refused; empty when it refused none.
 	SkippedEvictions map[string]int `json:"skippedEvictions,omitempty"`
 	// EvictionsPerWorkload counts evictions per controller owner

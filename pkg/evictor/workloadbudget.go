@@ -20,8 +20,10 @@ import (
 //  1. no workload object in the snapshot (bare pod, orphan, snapshot file
 //     without the object): no check, the pod is judged as without the rule;
 //  2. a Deployment or StatefulSet whose rollout is in progress (updated <
-//     desired, or observedGeneration behind generation): skipped
-//     (mid_rollout);
+//     desired, or observedGeneration behind generation; a StatefulSet
+//     staged with a partition or updated OnDelete counts only the pods its
+//     controller updates by itself, see Workload.RolloutInProgress):
+//     skipped (mid_rollout);
 //  3. a PodDisruptionBudget selects the pod: the PDB is the budget, judged
 //     as the Eviction API judges it (PDBRule). A pod the API lets go
 //     without a look at budgets (IgnoresPDBs: Pending, terminated or
@@ -206,7 +208,7 @@ func judgeWorkload(w *snapshot.Workload, st workloadState, b *WorkloadBudget, ex
 		v := Verdict{Reason: SkipMidRollout}
 		if explain {
 			v.Message = fmt.Sprintf("workload %s: rollout in progress (%d of %d updated, generation %d observed %d)",
-				w.Ref, w.Updated, w.Desired, w.Generation, w.ObservedGeneration)
+				w.Ref, w.Updated, max(0, w.Desired-w.Partition), w.Generation, w.ObservedGeneration)
 		}
 		return v
 	}

@@ -67,6 +67,9 @@ type Workload struct {
 	// MinReadySeconds is spec.minReadySeconds: how long a Ready pod must
 	// stay Ready before its controller counts it available (0 for a Job).
 	MinReadySeconds int32
+	// Partition is a StatefulSet rolling update's partition: only pods
+	// with an ordinal at or above it are updated (0 for other kinds).
+	Partition int32
 }
 
 // Serving is how many of the workload's replicas serve: Ready, and when
@@ -83,12 +86,22 @@ func (w *Workload) Serving() int32 {
 }
 
 // RolloutInProgress reports whether a Deployment's or StatefulSet's
-// rollout has not finished: fewer updated replicas than desired, or a
-// status that has not observed the latest spec. Other kinds never are.
+// rollout has not finished: a status that has not observed the latest
+// spec, or fewer updated replicas than the controller updates by itself.
+// That is every desired replica, except for a StatefulSet staged with a
+// partition p (only the desired − p pods at ordinals p and above are
+// updated; the others stay at their revision for good) or updated OnDelete
+// (no pod is replaced until something deletes it): such a rollout is not
+// progressing, so it is not in progress. Other kinds never are.
 func (w *Workload) RolloutInProgress() bool {
 	switch w.Ref.Kind {
-	case KindDeployment, KindStatefulSet:
+	case KindDeployment:
 		return w.Updated < w.Desired || w.ObservedGeneration < w.Generation
+	case KindStatefulSet:
+		if w.ObservedGeneration < w.Generation {
+			return true
+		}
+		return w.RollingUpdate && w.Updated < max(0, w.Desired-w.Partition)
 	}
 	return false
 }
@@ -232,8 +245,11 @@ func statefulSetWorkload(s *appsv1.StatefulSet) *Workload {
 		RollingUpdate:   s.Spec.UpdateStrategy.Type != appsv1.OnDeleteStatefulSetStrategyType,
 		MinReadySeconds: s.Spec.MinReadySeconds,
 	}
-	if w.RollingUpdate && s.Spec.UpdateStrategy.RollingUpdate != nil {
-		w.MaxUnavailable = s.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable
+	if ru := s.Spec.UpdateStrategy.RollingUpdate; w.RollingUpdate && ru != nil {
+		w.MaxUnavailable = ru.MaxUnavailable
+		if ru.Partition != nil {
+			w.Partition = max(0, *ru.Partition)
+		}
 	}
 	return w
 }

@@ -123,5 +123,22 @@ func (b *StatefulSetBuilder) MaxUnavailable(v string) *StatefulSetBuilder {
 	return b
 }
 
+// Partition sets the rolling update's partition: only pods with an
+// ordinal at or above it are updated.
+func (b *StatefulSetBuilder) Partition(p int32) *StatefulSetBuilder {
+	if b.s.Spec.UpdateStrategy.RollingUpdate == nil {
+		b.s.Spec.UpdateStrategy.RollingUpdate = &appsv1.RollingUpdateStatefulSetStrategy{}
+	}
+	b.s.Spec.UpdateStrategy.RollingUpdate.Partition = &p
+	return b
+}
+
+// OnDelete sets updateStrategy OnDelete: pods are updated only when
+// something else deletes them.
+func (b *StatefulSetBuilder) OnDelete() *StatefulSetBuilder {
+	b.s.Spec.UpdateStrategy = appsv1.StatefulSetUpdateStrategy{Type: appsv1.OnDeleteStatefulSetStrategyType}
+	return b
+}
+
 // Obj returns the StatefulSet.
 func (b *StatefulSetBuilder) Obj() *appsv1.StatefulSet { c := b.s; return &c }

@@ -67,6 +67,12 @@ func (o *LeaderElectionOptions) AddFlags(fs *pflag.FlagSet) {
 		"time between attempts to acquire or renew the lease")
 	fs.StringVar(&o.ResourceLock, "leader-elect-resource-lock", resourcelock.LeasesResourceLock,
 		"lock object type; only \"leases\" is supported")
+	o.addLeaseFlags(fs)
+}
+
+// addLeaseFlags registers where the Lease is, which also names the default
+// instance: the live run and untaint register these two flags alike.
+func (o *LeaderElectionOptions) addLeaseFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ResourceName, "leader-elect-resource-name", DefaultLeaseName, "name of the Lease")
 	fs.StringVar(&o.ResourceNamespace, "leader-elect-resource-namespace", DefaultLeaseNamespace,
 		"namespace of the Lease (upstream's default); empty: the pod's namespace from POD_NAMESPACE or the service account")

@@ -81,20 +81,21 @@ func (o *RunOptions) AddFlags(cmd *cobra.Command) {
 // Instance returns the instance name: --instance-name, else the lease's
 // namespace/name (which sharded instances with leader election already
 // keep apart), used with or without leader election.
-func (o *RunOptions) Instance() string {
-	if o.InstanceName != "" {
-		return o.InstanceName
-	}
-	return defaultInstanceName(o.LeaderElection.Namespace(), o.LeaderElection.ResourceName)
-}
+func (o *RunOptions) Instance() string { return instanceName(o.InstanceName, &o.LeaderElection) }
 
-// defaultInstanceName is namespace/name, or DefaultInstanceName when the
-// lease name is empty.
-func defaultInstanceName(namespace, leaseName string) string {
-	if leaseName == "" {
+// instanceName is the one rule for the instance a command acts as, the
+// live run's and untaint's: explicit when given, else the Lease's
+// namespace/name from the Lease flags (le.Namespace: the flag, whose
+// default is kube-system, else the pod's namespace), or
+// DefaultInstanceName when the Lease name is empty.
+func instanceName(explicit string, le *LeaderElectionOptions) string {
+	if explicit != "" {
+		return explicit
+	}
+	if le.ResourceName == "" {
 		return descheduler.DefaultInstanceName
 	}
-	return namespace + "/" + leaseName
+	return le.Namespace() + "/" + le.ResourceName
 }
 
 // Validate checks the flags and returns every problem found.

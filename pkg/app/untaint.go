@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/usage-descheduler/descheduler/pkg/descheduler"
@@ -16,8 +17,11 @@ type UntaintOptions struct {
 	// Kubeconfig is the kubeconfig file; empty uses the in-cluster config.
 	Kubeconfig string
 	// InstanceName is the owner whose soft taints are removed; "" is the
-	// default instance name of `descheduler` run with default flags here.
+	// live run's default for the same Lease flags (see instanceName).
 	InstanceName string
+	// Lease is where the live run's Lease is: its namespace and name give
+	// the default instance name, as they do for the live run.
+	Lease LeaderElectionOptions
 	// All removes the soft taints of every usage-descheduler instance.
 	All bool
 	// DryRun lists what would be removed without changing anything.
@@ -34,9 +38,11 @@ node, and its entry in the node annotation ` + descheduler.SoftTaintOwnersAnnota
 Taints the instance does not own (an administrator's, another instance's) stay.
 
 --instance-name is the running instance's name (its --instance-name, by default
-<lease namespace>/<lease name>); the default here is what a descheduler run with
-default flags in this namespace uses. --all removes the soft taints of every
-usage-descheduler instance. Stop the descheduler first, or it puts them back.`,
+<lease namespace>/<lease name>); without it, the name is worked out from
+--leader-elect-resource-namespace and --leader-elect-resource-name exactly as
+the live run does, with the same defaults (kube-system/descheduler), wherever
+untaint runs. --all removes the soft taints of every usage-descheduler
+instance. Stop the descheduler first, or it puts them back.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.Validate(); err != nil {
@@ -53,24 +59,24 @@ usage-descheduler instance. Stop the descheduler first, or it puts them back.`,
 			return runUntaint(cmd.Context(), client, o, cmd.OutOrStdout())
 		},
 	}
-	fs := cmd.Flags()
-	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "kubeconfig file; empty: $KUBECONFIG, else ~/.kube/config, else the in-cluster configuration")
-	fs.StringVar(&o.InstanceName, "instance-name", "",
-		"instance whose soft taints are removed (default: <namespace>/"+DefaultLeaseName+
-			", the namespace from POD_NAMESPACE or the service account, else "+DefaultLeaseNamespace+")")
-	fs.BoolVar(&o.All, "all", false, "remove the soft taints of every usage-descheduler instance")
-	fs.BoolVar(&o.DryRun, "dry-run", false, "list the taints that would be removed; change nothing")
+	o.AddFlags(cmd.Flags())
 	return cmd
 }
 
-// Instance returns the instance name: the flag, else the default of a
-// descheduler run with default leader-election flags.
-func (o *UntaintOptions) Instance() string {
-	if o.InstanceName != "" {
-		return o.InstanceName
-	}
-	return defaultInstanceName((&LeaderElectionOptions{}).Namespace(), DefaultLeaseName)
+// AddFlags registers the untaint flags.
+func (o *UntaintOptions) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "kubeconfig file; empty: $KUBECONFIG, else ~/.kube/config, else the in-cluster configuration")
+	fs.StringVar(&o.InstanceName, "instance-name", "",
+		"instance whose soft taints are removed (default: <lease namespace>/<lease name> from the two flags below, as the live run: "+
+			DefaultLeaseNamespace+"/"+DefaultLeaseName+" with their defaults)")
+	o.Lease.addLeaseFlags(fs)
+	fs.BoolVar(&o.All, "all", false, "remove the soft taints of every usage-descheduler instance")
+	fs.BoolVar(&o.DryRun, "dry-run", false, "list the taints that would be removed; change nothing")
 }
+
+// Instance returns the instance name: the flag, else the live run's
+// default for the same Lease flags.
+func (o *UntaintOptions) Instance() string { return instanceName(o.InstanceName, &o.Lease) }
 
 // Validate checks the flags.
 func (o *UntaintOptions) Validate() error {

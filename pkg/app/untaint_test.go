@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/pflag"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes/fake"
 
@@ -35,27 +36,41 @@ func TestUntaintOptionsValidate(t *testing.T) {
 	}
 }
 
+// untaintOptions parses untaint's flags from args.
+func untaintOptions(t *testing.T, args ...string) *UntaintOptions {
+	t.Helper()
+	o := &UntaintOptions{}
+	fs := pflag.NewFlagSet("untaint", pflag.ContinueOnError)
+	o.AddFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
 func TestRunUntaintOutput(t *testing.T) {
+	// Not read: the default instance follows the Lease flags' defaults, as
+	// the live run's does.
 	t.Setenv("POD_NAMESPACE", "ops")
 	const key = descheduler.DefaultSoftTaintKey
 	node := func(name, owners string) *v1.Node {
 		return builders.MakeNode(name).Taint(key, "", v1.TaintEffectPreferNoSchedule).
 			Annotation(descheduler.SoftTaintOwnersAnnotation, owners).Obj()
 	}
-	mine := `{"ops/descheduler":{"` + key + `":""}}`
+	mine := `{"kube-system/descheduler":{"` + key + `":""}}`
 	cases := []struct {
 		name string
-		opts UntaintOptions
+		args []string
 		want string
 	}{{
-		// The default instance is <POD_NAMESPACE>/descheduler: n1 only.
+		// The default instance is kube-system/descheduler: n1 only.
 		name: "default instance",
-		want: "node n1: removed " + key + " (owner ops/descheduler)\n" +
-			"removed 1 soft taints of instance ops/descheduler from 1 nodes\n",
+		want: "node n1: removed " + key + " (owner kube-system/descheduler)\n" +
+			"removed 1 soft taints of instance kube-system/descheduler from 1 nodes\n",
 	}, {
 		name: "all, dry run",
-		opts: UntaintOptions{All: true, DryRun: true},
-		want: "node n1: would remove " + key + " (owner ops/descheduler)\n" +
+		args: []string{"--all", "--dry-run"},
+		want: "node n1: would remove " + key + " (owner kube-system/descheduler)\n" +
 			"node n2: would remove " + key + " (owner ops/pool-b)\n" +
 			"would remove 2 soft taints of every instance from 2 nodes\n",
 	}}
@@ -63,7 +78,7 @@ func TestRunUntaintOutput(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			client := fake.NewClientset(node("n1", mine), node("n2", `{"ops/pool-b":{"`+key+`":""}}`))
 			var out bytes.Buffer
-			if err := runUntaint(context.Background(), client, &tc.opts, &out); err != nil {
+			if err := runUntaint(context.Background(), client, untaintOptions(t, tc.args...), &out); err != nil {
 				t.Fatal(err)
 			}
 			if out.String() != tc.want {

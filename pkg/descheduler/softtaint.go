@@ -175,7 +175,9 @@ func (s *SoftTaint) plan(ctx context.Context, snap *snapshot.Snapshot, wants []T
 			errs = append(errs, err)
 			continue
 		}
-		if _, mine := nt.owners[s.Instance]; !mine && len(want) == 0 {
+		// Listed as its own even when the taint is gone: the write then
+		// drops the stale entry.
+		if !listsInstance(ni.Node, s.Instance) && len(want) == 0 {
 			delete(s.owns, ni.Name())
 			continue
 		}

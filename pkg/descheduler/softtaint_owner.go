@@ -19,7 +19,11 @@ import (
 // A PreferNoSchedule taint is owned by an instance when the annotation
 // lists it under that instance with the taint's current value; any other
 // taint (an administrator's with the same key, or one whose value was
-// changed by hand) belongs to somebody else and is never touched.
+// changed by hand) belongs to somebody else and is never touched. Entries
+// whose taint is gone are dropped at the next write of the node, and an
+// instance that adds a taint drops the other instances' entries for its
+// key, so a taint removed by hand and added again belongs only to the
+// instance that added it again.
 const SoftTaintOwnersAnnotation = "descheduler.usage.io/soft-taint-owners"
 
 // maxInstanceName bounds an instance name (a DNS subdomain's length).
@@ -57,6 +61,14 @@ func parseOwners(node *v1.Node) (taintOwners, error) {
 	return o, nil
 }
 
+// listsInstance reports whether node's owners annotation has an entry of
+// instance, whether or not its taints are still there.
+func listsInstance(node *v1.Node, instance string) bool {
+	o, err := parseOwners(node)
+	_, ok := o[instance]
+	return err == nil && ok
+}
+
 // encode returns the annotation's value; nil when nobody owns anything
 // (the annotation is then removed).
 func (o taintOwners) encode() (*string, error) {
@@ -78,17 +90,22 @@ type nodeTaints struct {
 	owners taintOwners
 }
 
-// newNodeTaints copies the taints and owners of node.
+// newNodeTaints copies the taints and owners of node, without the owner
+// entries whose taint the node no longer carries with that value (removed
+// or changed by hand): such an entry owns nothing, and kept it would let
+// its instance take a taint another instance adds later with the same key
+// and value. A write of the node drops them from the annotation.
 func newNodeTaints(node *v1.Node) (*nodeTaints, error) {
 	owners, err := parseOwners(node)
 	if err != nil {
 		return nil, err
 	}
-	copied := make(taintOwners, len(owners))
+	n := &nodeTaints{taints: slices.Clone(node.Spec.Taints), owners: make(taintOwners, len(owners))}
 	for inst, keys := range owners {
-		copied[inst] = maps.Clone(keys)
+		n.owners[inst] = maps.Clone(keys)
+		n.owned(inst)
 	}
-	return &nodeTaints{taints: slices.Clone(node.Spec.Taints), owners: copied}, nil
+	return n, nil
 }
 
 // keyChanges are the soft-taint keys one instance changed on one node.
@@ -165,11 +182,26 @@ func (n *nodeTaints) sync(instance string, want map[string]string) keyChanges {
 		}
 		n.taints = append(n.taints, v1.Taint{Key: key, Value: want[key], Effect: v1.TaintEffectPreferNoSchedule})
 		owned[key] = want[key]
+		n.disown(instance, key)
 		c.Added = append(c.Added, key)
 	}
 	slices.Sort(c.Added)
 	n.setOwned(instance, owned)
 	return c
+}
+
+// disown drops every other instance's entry for key: a taint an instance
+// has just added is its alone.
+func (n *nodeTaints) disown(instance, key string) {
+	for inst, keys := range n.owners {
+		if inst == instance {
+			continue
+		}
+		if _, ok := keys[key]; ok {
+			delete(keys, key)
+			n.setOwned(inst, keys)
+		}
+	}
 }
 
 // changed reports whether the taints or the owners differ from node's.

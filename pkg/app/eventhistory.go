@@ -30,12 +30,19 @@ var descheduledNote = regexp.MustCompile(`^Evicted by (\S+) \(profile (.*?)\) fr
 type eventLog struct {
 	// Client reads the Events.
 	Client kubernetes.Interface
+	// Instance is this descheduler's instance name: only Events that name
+	// it (EventInstanceAnnotation) are its evictions. Another instance's
+	// must not drive this one's cooldowns, and an Event that names no
+	// instance (written by a release before Events named theirs) cannot be
+	// attributed, so it is left out too.
+	Instance string
 }
 
 var _ descheduler.EvictionLog = (*eventLog)(nil)
 
 // Evictions lists, in every namespace, the Descheduled Events of
-// ReportingController on pods last observed at or after since, as
+// ReportingController and of Instance on pods last observed at or after
+// since, as
 // evictions: namespace and pod from the Event's regarding object,
 // strategy and node from its note, owner from its related object. The
 // weight (what the eviction took off the node) is not in the Event and is
@@ -50,6 +57,9 @@ func (l *eventLog) Evictions(ctx context.Context, since time.Time) ([]snapshot.E
 			return nil, fmt.Errorf("listing %s Events: %w", ReasonDescheduled, err)
 		}
 		for i := range list.Items {
+			if list.Items[i].Annotations[EventInstanceAnnotation] != l.Instance {
+				continue
+			}
 			if e, ok := evictionFromEvent(&list.Items[i]); ok && !e.Time.Before(since) {
 				out = append(out, e)
 			}

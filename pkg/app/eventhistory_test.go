@@ -13,13 +13,16 @@ import (
 	"github.com/usage-descheduler/descheduler/pkg/evictor"
 )
 
+// me is the instance name of the tests' event emitters and logs.
+const me = "kube-system/descheduler"
+
 // TestEventLogRoundTrip: the Events the emitter writes for successful
 // evictions are read back as evictions with the pod, node, strategy and
 // owning ReplicaSet; blocked and failed evictions are not evictions.
 func TestEventLogRoundTrip(t *testing.T) {
 	client := fake.NewClientset()
 	ctx := context.Background()
-	e, err := newEventEmitter(ctx, client, true)
+	e, err := newEventEmitter(ctx, client, true, me)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +32,7 @@ func TestEventLogRoundTrip(t *testing.T) {
 	e.EvictionDone(ctx, record("c", evictor.ResultError, context.DeadlineExceeded))
 	e.Close(ctx)
 
-	got, err := (&eventLog{Client: client}).Evictions(ctx, before)
+	got, err := (&eventLog{Client: client, Instance: me}).Evictions(ctx, before)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +45,7 @@ func TestEventLogRoundTrip(t *testing.T) {
 		t.Errorf("re-derived %+v, want shop/a from n1 by LowNodeUtilization, owner ReplicaSet rs, after %v", ev, before)
 	}
 	// Nothing at or after a later horizon.
-	if got, _ := (&eventLog{Client: client}).Evictions(ctx, time.Now().Add(time.Minute)); len(got) != 0 {
+	if got, _ := (&eventLog{Client: client, Instance: me}).Evictions(ctx, time.Now().Add(time.Minute)); len(got) != 0 {
 		t.Errorf("evictions after the horizon: %+v", got)
 	}
 }

@@ -35,6 +35,14 @@ const (
 	EventAction = "Evict"
 	// ReportingController is the Events' reportingController.
 	ReportingController = "usage-descheduler"
+	// EventInstanceAnnotation names, on each Event, the descheduler
+	// instance (--instance-name) that wrote it; the Event's
+	// reportingInstance names it too when it fits that field's 128
+	// characters. A restarted instance re-derives its history only from
+	// its own Events.
+	EventInstanceAnnotation = "descheduler.usage.io/instance"
+	// maxReportingInstance is the API server's limit on reportingInstance.
+	maxReportingInstance = 128
 	// maxNoteBytes is the API server's limit on an Event's note.
 	maxNoteBytes = 1024
 	// eventFlushTimeout bounds how long shutdown waits for queued Events.
@@ -110,12 +118,12 @@ type eventEmitter struct {
 	stop        context.CancelFunc
 }
 
-// newEventEmitter starts a broadcaster writing to the API. Its recording
-// outlives ctx so that Events queued during shutdown are still written;
-// Close stops it.
-func newEventEmitter(ctx context.Context, client kubernetes.Interface, failures bool) (*eventEmitter, error) {
+// newEventEmitter starts a broadcaster writing to the API, each Event
+// naming instance. Its recording outlives ctx so that Events queued during
+// shutdown are still written; Close stops it.
+func newEventEmitter(ctx context.Context, client kubernetes.Interface, failures bool, instance string) (*eventEmitter, error) {
 	pending := &pendingEvents{}
-	sink := &trackingSink{inner: &events.EventSinkImpl{Interface: client.EventsV1()}, pending: pending}
+	sink := &trackingSink{inner: &events.EventSinkImpl{Interface: client.EventsV1()}, pending: pending, instance: instance}
 	b := events.NewBroadcaster(sink)
 	rctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	if err := b.StartRecordingToSinkWithContext(rctx); err != nil {
@@ -187,9 +195,25 @@ func (p *pendingEvents) wait(ctx context.Context) int {
 
 // trackingSink marks an Event done when the API answered for good: success
 // or an API status error (which the broadcaster does not retry).
+// It also stamps each new Event with the instance that writes it.
 type trackingSink struct {
-	inner   events.EventSink
-	pending *pendingEvents
+	inner    events.EventSink
+	pending  *pendingEvents
+	instance string
+}
+
+// stamped returns a copy of ev naming the instance (client-go's recorder
+// sets reportingInstance to the host name, which a restarted pod changes).
+func (s *trackingSink) stamped(ev *eventsv1.Event) *eventsv1.Event {
+	out := ev.DeepCopy()
+	if out.Annotations == nil {
+		out.Annotations = map[string]string{}
+	}
+	out.Annotations[EventInstanceAnnotation] = s.instance
+	if len(s.instance) <= maxReportingInstance {
+		out.ReportingInstance = s.instance
+	}
+	return out
 }
 
 func (s *trackingSink) settle(err error) {
@@ -201,14 +225,14 @@ func (s *trackingSink) settle(err error) {
 
 // Create implements events.EventSink.
 func (s *trackingSink) Create(ctx context.Context, ev *eventsv1.Event) (*eventsv1.Event, error) {
-	out, err := s.inner.Create(ctx, ev)
+	out, err := s.inner.Create(ctx, s.stamped(ev))
 	s.settle(err)
 	return out, err
 }
 
 // Update implements events.EventSink.
 func (s *trackingSink) Update(ctx context.Context, ev *eventsv1.Event) (*eventsv1.Event, error) {
-	out, err := s.inner.Update(ctx, ev)
+	out, err := s.inner.Update(ctx, s.stamped(ev))
 	s.settle(err)
 	return out, err
 }

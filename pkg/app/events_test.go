@@ -85,7 +85,7 @@ func TestTruncateNote(t *testing.T) {
 func TestEventEmitterWritesEventsBeforeClose(t *testing.T) {
 	client := fake.NewClientset()
 	ctx := context.Background()
-	e, err := newEventEmitter(ctx, client, true)
+	e, err := newEventEmitter(ctx, client, true, me)
 	if err != nil {
 		t.Fatal(err)
 	}

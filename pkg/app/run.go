@@ -223,7 +223,7 @@ func runLive(ctx context.Context, o *RunOptions) error {
 		if err != nil {
 			return fmt.Errorf("building the event client: %w", err)
 		}
-		emitter, err := newEventEmitter(ctx, eventClient, failures)
+		emitter, err := newEventEmitter(ctx, eventClient, failures, o.Instance())
 		if err != nil {
 			return err
 		}
@@ -347,7 +347,7 @@ func nodeSelector(policy *api.DeschedulerPolicy) (labels.Selector, error) {
 // left under an earlier policy are removed.
 func newMemory(o *RunOptions, client kubernetes.Interface) *descheduler.Memory {
 	m := &descheduler.Memory{State: &descheduler.State{}, Persist: !o.DryRun,
-		Evictions: &eventLog{Client: client}}
+		Evictions: &eventLog{Client: client, Instance: o.Instance()}}
 	if o.HistoryConfigMap != "" {
 		m.Store = &descheduler.ConfigMapStore{Client: client, Namespace: historyNamespace(o), Name: o.HistoryConfigMap}
 	}

@@ -63,4 +63,3 @@ func TestEventLogKeepsOwnInstance(t *testing.T) {
 		}
 	}
 }
-

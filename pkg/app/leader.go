@@ -205,7 +205,9 @@ func (l *leaderLoop) campaign(ctx context.Context, work func(context.Context) er
 		err := work(workCtx)
 		l.setLeading(false)
 		if l.Fence != nil {
-			l.Fence.Lost() // no write of this term once work returned
+			// No write of this term once work returned; a renewal still
+			// in flight cannot reopen the fence (see fence.Lease.Lost).
+			l.Fence.Lost()
 		}
 		if leaseCtx.Err() == nil && ctx.Err() == nil {
 			result.workReturned, result.workErr = true, err

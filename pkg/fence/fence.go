@@ -61,6 +61,9 @@ type Lease struct {
 
 	mu      sync.Mutex
 	renewed time.Time // start of the last successful renewal; zero: not held
+	// lost is when Lost last closed the fence: a renewal started at or
+	// before it (one in flight when work stopped) never reopens it.
+	lost time.Time
 }
 
 var _ Guard = (*Lease)(nil)
@@ -73,21 +76,25 @@ func NewLease(clk clock.PassiveClock, renewDeadline time.Duration) *Lease {
 
 // Renewed records a successful acquisition or renewal whose API call was
 // started at start (the start, not the answer: the API server may have
-// written the record at any moment in between). Older times are ignored.
+// written the record at any moment in between). Older times are ignored,
+// and so is a renewal started at or before the last Lost: its answer may
+// arrive after the work stopped, and must not reopen the fence.
 func (l *Lease) Renewed(start time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if start.After(l.renewed) {
+	if start.After(l.renewed) && start.After(l.lost) {
 		l.renewed = start
 	}
 }
 
-// Lost closes the fence until the next Renewed (the lease was lost,
-// released, or the work it guarded stopped).
+// Lost closes the fence (the lease was lost, released, or the work it
+// guarded stopped) until a renewal started after this moment: the
+// acquisition of a new term.
 func (l *Lease) Lost() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.renewed = time.Time{}
+	l.lost = l.clock.Now()
 }
 
 // Expiry returns when the fence closes, and false when it is closed

@@ -39,6 +39,9 @@ type RunOptions struct {
 	OneShotTimeout time.Duration
 	// CacheSyncTimeout bounds the first informer sync; 0: unbounded.
 	CacheSyncTimeout time.Duration
+	// APIServerStartupTimeout bounds a one-shot run's tries to reach the
+	// API server at start-up; 0: one try.
+	APIServerStartupTimeout time.Duration
 	// HistoryConfigMap names the ConfigMap (in the leader election
 	// namespace) that keeps the eviction history; "" keeps it in memory.
 	HistoryConfigMap string
@@ -66,6 +69,9 @@ func (o *RunOptions) AddFlags(cmd *cobra.Command) {
 	fs.DurationVar(&o.EvictionTimeout, "eviction-timeout", 10*time.Second, "deadline of one eviction API call")
 	fs.DurationVar(&o.OneShotTimeout, "one-shot-timeout", DefaultOneShotTimeout,
 		"with --descheduling-interval 0: give up and exit non-zero when the run has not finished within this time; 0 waits forever")
+	fs.DurationVar(&o.APIServerStartupTimeout, "api-server-startup-timeout", DefaultAPIServerStartupTimeout,
+		"at start-up, how long a one-shot run (--descheduling-interval 0) keeps trying to reach the API server before it exits non-zero "+
+			"naming the server and the cause; 0 tries once. A periodic run keeps trying (with backoff) and reports not ready on /readyz meanwhile")
 	fs.DurationVar(&o.CacheSyncTimeout, "cache-sync-timeout", DefaultCacheSyncTimeout,
 		"give up and exit non-zero when the informer caches have not synced within this time (API server unreachable); 0 waits forever")
 	fs.StringVar(&o.HistoryConfigMap, "history-configmap", descheduler.DefaultHistoryConfigMap,
@@ -112,6 +118,9 @@ func (o *RunOptions) Validate() error {
 	}
 	if o.CacheSyncTimeout < 0 {
 		errs = append(errs, errors.New("--cache-sync-timeout must not be negative"))
+	}
+	if o.APIServerStartupTimeout < 0 {
+		errs = append(errs, errors.New("--api-server-startup-timeout must not be negative"))
 	}
 	if err := descheduler.ValidateInstanceName(o.Instance()); err != nil {
 		errs = append(errs, fmt.Errorf("--instance-name: %w", err))
@@ -180,6 +189,9 @@ func runLive(ctx context.Context, o *RunOptions) error {
 		server.EnableProfiling()
 	}
 	synced := NewFlag("informer caches not synced yet")
+	reach := &reachWait{Host: cfg.Host, Probe: versionProbe(client), Timeout: o.APIServerStartupTimeout,
+		GiveUp: o.DeschedulingInterval <= 0, Clock: clock.RealClock{}}
+	server.AddReadinessCheck(ReadinessCheck{Name: "apiserver", Check: reach.Check})
 	server.AddReadinessCheck(ReadinessCheck{Name: "informers", Check: synced.Check})
 	usageSet, err := startCollectors(ctx, policy, cfg, registry)
 	if err != nil {
@@ -191,6 +203,12 @@ func runLive(ctx context.Context, o *RunOptions) error {
 		return err
 	}
 	defer stopServing()
+	if err := reach.Wait(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil // shut down while starting
+		}
+		return err
+	}
 	factory := informers.NewSharedInformerFactory(client, 0)
 	src := snapshot.NewInformerSourceWith(factory, trimOptions(policy))
 	// The informers get their own context: Shutdown waits for them to stop,
@@ -198,15 +216,20 @@ func runLive(ctx context.Context, o *RunOptions) error {
 	ictx, stopInformers := context.WithCancel(ctx)
 	restoreGC := collectHarderWhileSyncing(os.Getenv)
 	factory.Start(ictx.Done())
-	defer func() { stopInformers(); factory.Shutdown() }()
 	err = syncInformers(ctx, src, o.CacheSyncTimeout, cfg.Host)
 	restoreGC()
 	if err != nil {
+		// Nothing was written yet: the informers are stopped without
+		// waiting for them, since a reflector backing off from a failed
+		// list can take seconds to notice (a SIGTERM must end start-up
+		// at once).
+		stopInformers()
 		if ctx.Err() != nil {
 			return nil // shut down while starting
 		}
 		return fmt.Errorf("waiting for informers: %w", err)
 	}
+	defer func() { stopInformers(); factory.Shutdown() }()
 	synced.Set()
 	cycle := &descheduler.Cycle{Profiles: profiles, Limits: descheduler.LimitsFromPolicy(policy),
 		Executor: evictor.DryRunExecutor{}, Clock: clock.RealClock{}}

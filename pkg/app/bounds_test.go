@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -170,34 +172,51 @@ func TestSyncInformersShutdown(t *testing.T) {
 }
 
 // TestRunUnreachableAPIServer runs the root command, one-shot, against a
-// closed port: it returns within the bounds with the flag's message instead
-// of retrying forever.
+// closed port and against a server that answers /version but serves no
+// list: it returns within the bounds with the flag's message instead of
+// retrying forever.
 func TestRunUnreachableAPIServer(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := l.Addr().String()
+	dead := "http://" + l.Addr().String()
 	_ = l.Close()
+	versionOnly := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/version" {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"major":"1","minor":"34","gitVersion":"v1.34.4"}`))
+			return
+		}
+		http.Error(w, "not serving", http.StatusServiceUnavailable)
+	}))
+	defer versionOnly.Close()
 	dir := t.TempDir()
-	kubeconfig := filepath.Join(dir, "kubeconfig")
-	data := "apiVersion: v1\nkind: Config\nclusters:\n- name: dead\n  cluster: {server: \"http://" + addr + "\"}\n" +
-		"contexts:\n- name: dead\n  context: {cluster: dead}\ncurrent-context: dead\n"
-	if err := os.WriteFile(kubeconfig, []byte(data), 0o600); err != nil {
-		t.Fatal(err)
+	kubeconfig := func(server string) string {
+		path := filepath.Join(dir, strings.NewReplacer(":", "_", "/", "_").Replace(server))
+		data := "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: \"" + server + "\"}\n" +
+			"contexts:\n- name: c\n  context: {cluster: c}\ncurrent-context: c\n"
+		if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
 	}
 	policy := filepath.Join("..", "..", "deploy", "examples", "policy.yaml")
 	for _, tc := range []struct {
-		name  string
-		flags []string
-		want  string
+		name   string
+		server string
+		flags  []string
+		want   string
 	}{
-		{"cache sync bound", []string{"--cache-sync-timeout", "300ms"}, "no sync within 300ms (--cache-sync-timeout)"},
-		{"one-shot bound", []string{"--cache-sync-timeout", "0", "--one-shot-timeout", "400ms"}, "did not finish within 400ms (--one-shot-timeout)"},
+		{"start-up reach bound", dead, []string{"--api-server-startup-timeout", "300ms"},
+			"cannot reach the API server " + dead},
+		{"cache sync bound", versionOnly.URL, []string{"--cache-sync-timeout", "300ms"}, "no sync within 300ms (--cache-sync-timeout)"},
+		{"one-shot bound", dead, []string{"--cache-sync-timeout", "0", "--one-shot-timeout", "400ms"},
+			"did not finish within 400ms (--one-shot-timeout)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()
-			_, err := run(t, append([]string{"--policy-config-file", policy, "--kubeconfig", kubeconfig,
+			_, err := run(t, append([]string{"--policy-config-file", policy, "--kubeconfig", kubeconfig(tc.server),
 				"--descheduling-interval", "0", "--secure-port", "0"}, tc.flags...)...)
 			if elapsed := time.Since(start); elapsed > 5*time.Second {
 				t.Errorf("run took %s, want about its bound", elapsed)

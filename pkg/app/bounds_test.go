@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -120,12 +119,7 @@ func TestOneShotResult(t *testing.T) {
 // sync gives up after --cache-sync-timeout with a message naming the flag,
 // the unsynced resources and the server.
 func TestSyncInformersUnreachable(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	host := "http://" + l.Addr().String()
-	_ = l.Close()
+	host := deadServer(t)
 	client, err := kubernetes.NewForConfig(&rest.Config{Host: host})
 	if err != nil {
 		t.Fatal(err)
@@ -176,12 +170,7 @@ func TestSyncInformersShutdown(t *testing.T) {
 // list: it returns within the bounds with the flag's message instead of
 // retrying forever.
 func TestRunUnreachableAPIServer(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dead := "http://" + l.Addr().String()
-	_ = l.Close()
+	dead := deadServer(t)
 	versionOnly := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/version" {
 			w.Header().Set("Content-Type", "application/json")

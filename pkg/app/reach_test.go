@@ -47,30 +47,36 @@ func TestWaitForAPIServerOneShot(t *testing.T) {
 	url := deadServer(t)
 	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	w := &reachWait{Host: url, Probe: probeFor(t, url), Timeout: 30 * time.Second, GiveUp: true, Clock: clk}
+	err := stepping(clk, 500*time.Millisecond, func() error { return w.Wait(context.Background()) })
+	if err == nil {
+		t.Fatal("Wait = nil, want an error")
+	}
+	for _, want := range []string{"cannot reach the API server " + url, "connection refused", "tried 8 times",
+		"--api-server-startup-timeout"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not contain %q", err, want)
+		}
+	}
+	if waited := clk.Since(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)); waited > 30*time.Second {
+		t.Errorf("waited %s, want at most the 30s timeout", waited)
+	}
+	if err := w.Check(); err == nil || !strings.Contains(err.Error(), url) {
+		t.Errorf("readiness %v, want not ready naming the server", err)
+	}
+}
+
+// stepping runs f and, while it has not returned, moves clk on by step
+// whenever something waits on it; it returns f's result.
+func stepping(clk *clocktesting.FakeClock, step time.Duration, f func() error) error {
 	done := make(chan error, 1)
-	go func() { done <- w.Wait(context.Background()) }()
+	go func() { done <- f() }()
 	for {
 		select {
 		case err := <-done:
-			if err == nil {
-				t.Fatal("Wait = nil, want an error")
-			}
-			for _, want := range []string{"cannot reach the API server " + url, "connection refused", "tried 8 times",
-				"--api-server-startup-timeout"} {
-				if !strings.Contains(err.Error(), want) {
-					t.Errorf("error %q does not contain %q", err, want)
-				}
-			}
-			if waited := clk.Since(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)); waited > 30*time.Second {
-				t.Errorf("waited %s, want at most the 30s timeout", waited)
-			}
-			if err := w.Check(); err == nil || !strings.Contains(err.Error(), url) {
-				t.Errorf("readiness %v, want not ready naming the server", err)
-			}
-			return
+			return err
 		case <-time.After(time.Millisecond):
 			if clk.HasWaiters() {
-				clk.Step(500 * time.Millisecond)
+				clk.Step(step)
 			}
 		}
 	}
@@ -103,33 +109,28 @@ func TestWaitForAPIServerLive(t *testing.T) {
 	defer srv.Close()
 	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	w := &reachWait{Host: srv.URL, Probe: probeFor(t, srv.URL), Timeout: 2 * time.Second, Clock: clk}
-	done := make(chan error, 1)
-	go func() { done <- w.Wait(context.Background()) }()
-	for tries.Load() < 6 {
-		if clk.HasWaiters() {
-			clk.Step(10 * time.Second)
-		}
-		time.Sleep(time.Millisecond)
+	// Past the 2s timeout, the server still answering 503, the Check says
+	// not ready; then the server comes up.
+	err := stepping(clk, 10*time.Second, func() error {
+		go func() {
+			for tries.Load() < 6 {
+				time.Sleep(time.Millisecond)
+			}
+			if err := w.Check(); err == nil {
+				t.Error("ready while the server answers 503")
+			}
+			up.Store(true)
+		}()
+		return w.Wait(context.Background())
+	})
+	if err != nil {
+		t.Fatalf("Wait = %v, want nil once the server answers", err)
 	}
-	if err := w.Check(); err == nil {
-		t.Fatal("ready while the server answers 503")
+	if tries.Load() < 7 {
+		t.Errorf("%d tries, want the 503s tried past the timeout", tries.Load())
 	}
-	up.Store(true)
-	for {
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatalf("Wait = %v, want nil once the server answers", err)
-			}
-			if err := w.Check(); err != nil {
-				t.Fatalf("readiness %v after the server answered", err)
-			}
-			return
-		case <-time.After(time.Millisecond):
-			if clk.HasWaiters() {
-				clk.Step(10 * time.Second)
-			}
-		}
+	if err := w.Check(); err != nil {
+		t.Fatalf("readiness %v after the server answered", err)
 	}
 }
 

@@ -219,11 +219,12 @@ func runLive(ctx context.Context, o *RunOptions) error {
 	err = syncInformers(ctx, src, o.CacheSyncTimeout, cfg.Host)
 	restoreGC()
 	if err != nil {
-		// Nothing was written yet: the informers are stopped without
-		// waiting for them, since a reflector backing off from a failed
-		// list can take seconds to notice (a SIGTERM must end start-up
-		// at once).
+		// Nothing was written yet: the informers are given at most
+		// informerStopWait to stop, since a reflector backing off from a
+		// failed list can take seconds to notice (a SIGTERM must end
+		// start-up at once).
 		stopInformers()
+		shutdownWithin(factory, informerStopWait)
 		if ctx.Err() != nil {
 			return nil // shut down while starting
 		}
@@ -262,6 +263,21 @@ func runLive(ctx context.Context, o *RunOptions) error {
 	r := &descheduler.Runner{Source: usageSet.Wrap(src), NodeSelector: sel, Clock: clock.RealClock{}, Cycle: cycle,
 		Memory: newMemory(o, client), Fence: guard(lease), AfterCycle: collectGarbage}
 	return runCycles(ctx, o, cfg, r, m, lease)
+}
+
+// informerStopWait bounds the wait for informers that never synced.
+const informerStopWait = time.Second
+
+// shutdownWithin waits for the factory's informers to stop, at most d.
+func shutdownWithin(factory informers.SharedInformerFactory, d time.Duration) {
+	done := make(chan struct{})
+	go func() { factory.Shutdown(); close(done) }()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
 }
 
 // leaseFence returns the fence of a live leader-elected run (nil otherwise:

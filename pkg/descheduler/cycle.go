@@ -237,7 +237,7 @@ func (r *run) execute(ctx context.Context, p *Profile, strategy string, cands []
 			anyFailed = true
 			continue
 		}
-		if p, ok := r.c.Executor.(evictor.Pacer); ok && p.Pace(ctx) != nil {
+		if pacer, ok := r.c.Executor.(evictor.Pacer); ok && pacer.Pace(ctx) != nil {
 			// Cancelled while waiting out a Retry-After: no call made.
 			return anyFailed
 		}

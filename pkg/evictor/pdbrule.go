@@ -28,7 +28,17 @@ const (
 	// generation, or never computed); the API answers 429 "still being
 	// processed".
 	PDBStatusPending
+	// PDBForbidden: the budget's status is one the API refuses every
+	// eviction under (403): a negative disruptionsAllowed, or more than
+	// maxDisruptedPods evictions the disruption controller has not
+	// confirmed yet.
+	PDBForbidden
 )
+
+// maxDisruptedPods is the API server's bound on a budget's
+// status.disruptedPods (evictions not yet confirmed by the disruption
+// controller): above it every eviction under the budget is refused.
+const maxDisruptedPods = 2000
 
 // String names the outcome for logs and test failures.
 func (o PDBOutcome) String() string {
@@ -37,6 +47,8 @@ func (o PDBOutcome) String() string {
 		return "bypassed"
 	case PDBStatusPending:
 		return "status pending"
+	case PDBForbidden:
+		return "forbidden"
 	default:
 		return "decrement"
 	}
@@ -65,6 +77,9 @@ func PDBRule(ready bool, pdb *policyv1.PodDisruptionBudget) PDBOutcome {
 	}
 	if pdb.Status.ObservedGeneration < 1 || pdb.Status.ObservedGeneration < pdb.Generation {
 		return PDBStatusPending
+	}
+	if pdb.Status.DisruptionsAllowed < 0 || len(pdb.Status.DisruptedPods) > maxDisruptedPods {
+		return PDBForbidden
 	}
 	return PDBDecrement
 }

@@ -1,12 +1,14 @@
 package evictor
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 	"github.com/usage-descheduler/descheduler/test/builders"
@@ -51,6 +53,19 @@ func TestPDBRule(t *testing.T) {
 		{name: "ready pod, status older than the spec", ready: true, pdb: stale, want: PDBStatusPending},
 		{name: "ready pod, status never computed", ready: true, pdb: builders.MakePDB("default", "web", "app", "web").Unprocessed().Obj(),
 			want: PDBStatusPending},
+		{name: "ready pod, negative disruptionsAllowed", ready: true, pdb: func() *policyv1.PodDisruptionBudget {
+			p := pdb(3, 2).Obj()
+			p.Status.DisruptionsAllowed = -1
+			return p
+		}(), want: PDBForbidden},
+		{name: "ready pod, too many disrupted pods unconfirmed", ready: true, pdb: func() *policyv1.PodDisruptionBudget {
+			p := pdb(3, 2).Obj()
+			p.Status.DisruptedPods = map[string]metav1.Time{}
+			for i := range maxDisruptedPods + 1 {
+				p.Status.DisruptedPods[fmt.Sprint("p", i)] = metav1.Time{}
+			}
+			return p
+		}(), want: PDBForbidden},
 		// The unhealthy-pod rule comes before the status check.
 		{name: "unready, AlwaysAllow, status never computed", pdb: builders.MakePDB("default", "web", "app", "web").Unprocessed().AlwaysAllow().Obj(),
 			want: PDBBypassed},

@@ -137,8 +137,19 @@ func TestWorkloadGuardCheck(t *testing.T) {
 		{name: "PDB allowing 0",
 			objs: withPDB(deploy(builders.MakeDeployment("default", "web", 3)), builders.MakePDB("default", "web", "app", "web").Obj()),
 			pods: webPods(1), want: []verdict{{reason: SkipPDBExhausted}}},
-		{name: "PDB status never computed: left to the Eviction API",
+		// generation 1, observedGeneration 0: the Eviction API answers 429
+		// "still being processed" to every eviction.
+		{name: "PDB status not computed for its spec: skipped",
 			objs: withPDB(deploy(builders.MakeDeployment("default", "web", 3)), builders.MakePDB("default", "web", "app", "web").Unprocessed().Obj()),
+			pods: webPods(1), want: []verdict{{reason: SkipPDBExhausted}}},
+		// A hand-written PDB with neither generation nor status: nothing is
+		// known about it, the Eviction API decides.
+		{name: "PDB without generation or status: left to the Eviction API",
+			objs: withPDB(deploy(builders.MakeDeployment("default", "web", 3)), func() *policyv1.PodDisruptionBudget {
+				p := builders.MakePDB("default", "web", "app", "web").Unprocessed().Obj()
+				p.Generation = 0
+				return p
+			}()),
 			pods: webPods(3), want: []verdict{ok, ok, ok}},
 		{name: "PDB of another label does not select: the workload budget applies",
 			objs: withPDB(deploy(builders.MakeDeployment("default", "web", 3)), builders.MakePDB("default", "db", "app", "db").Allowed(5).Obj()),

@@ -153,14 +153,26 @@ func failing(pod *v1.Pod) bool {
 func notReady(pod *v1.Pod) bool { return !snapshot.PodReady(pod) }
 
 // checkPDB pre-checks PDB i, the only one selecting a pod that is Ready
-// or not, by PDBRule: a bypassed pod is allowed, and so is one whose
-// budget's status was never computed for its spec (the Eviction API
-// decides); otherwise status.disruptionsAllowed less this cycle's
-// disruptions under it must be at least 1.
+// or not, by PDBRule: a bypassed pod is allowed; a budget whose status the
+// API refuses every eviction under (not computed for its spec yet, or
+// forbidden) is skipped, except a hand-written one with neither generation
+// nor status, about which nothing is known (the Eviction API decides);
+// otherwise status.disruptionsAllowed less this cycle's disruptions under
+// it must be at least 1.
 func (g *WorkloadGuard) checkPDB(i int, ready, explain bool) Verdict {
 	pdb := g.pdbs[i].pdb
-	if PDBRule(ready, pdb) != PDBDecrement {
+	switch PDBRule(ready, pdb) {
+	case PDBBypassed:
 		return Verdict{Allowed: true}
+	case PDBStatusPending:
+		if pdb.Generation == 0 && pdb.Status.ObservedGeneration == 0 {
+			return Verdict{Allowed: true}
+		}
+		return refusedPDB(pdb, explain, "status not computed for its spec yet (observedGeneration %d, generation %d)",
+			pdb.Status.ObservedGeneration, pdb.Generation)
+	case PDBForbidden:
+		return refusedPDB(pdb, explain, "status refuses every eviction (%d disruptions allowed, %d unconfirmed)",
+			pdb.Status.DisruptionsAllowed, len(pdb.Status.DisruptedPods))
 	}
 	left := pdb.Status.DisruptionsAllowed - g.pdbTaken[i]
 	if !explain {
@@ -172,6 +184,16 @@ func (g *WorkloadGuard) checkPDB(i int, ready, explain bool) Verdict {
 		return Verdict{Reason: SkipPDBExhausted, Message: msg}
 	}
 	return Verdict{Allowed: true, Message: msg}
+}
+
+// refusedPDB is a pdb_exhausted verdict for a budget the Eviction API
+// refuses every eviction under; explain writes why.
+func refusedPDB(pdb *policyv1.PodDisruptionBudget, explain bool, format string, args ...any) Verdict {
+	v := Verdict{Reason: SkipPDBExhausted}
+	if explain {
+		v.Message = fmt.Sprintf("PodDisruptionBudget %s/%s: ", pdb.Namespace, pdb.Name) + fmt.Sprintf(format, args...)
+	}
+	return v
 }
 
 // Record counts an eviction of pod (one that removed it, or would have in

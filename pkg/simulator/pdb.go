@@ -127,15 +127,17 @@ func (e *evictionAPI) counts(i int) (expected, healthy int) {
 
 // refreshStatus recomputes, at the start of a cycle, the status of every
 // PodDisruptionBudget whose status the disruption controller had computed
-// in the snapshot (observedGeneration ≥ 1), as that controller would:
-// expected pods, current healthy (Ready) pods, desired healthy and
-// disruptionsAllowed = max(0, current − desired). The evictor's pre-check
-// reads it; a PDB without a computed status stays so and is left to the
-// Eviction API.
+// in the snapshot (observedGeneration ≥ 1) or would compute (a PDB of the
+// API, generation ≥ 1, whose status it had not computed yet when the
+// snapshot was taken), as that controller would: expected pods, current
+// healthy (Ready) pods, desired healthy and disruptionsAllowed =
+// max(0, current − desired). The evictor's pre-check reads it; a
+// hand-written PDB with neither generation nor status stays so and is
+// left to the Eviction API.
 func (e *evictionAPI) refreshStatus() {
 	replaced := false
 	for i, pdb := range e.c.pdbs {
-		if pdb.Status.ObservedGeneration < 1 {
+		if pdb.Status.ObservedGeneration < 1 && pdb.Generation < 1 {
 			continue
 		}
 		expected, healthy := e.counts(i)

@@ -59,3 +59,26 @@ func TestEvictionAPIUnhealthyPod(t *testing.T) {
 		})
 	}
 }
+
+// TestRefreshStatusOfUnobservedPDB: a PDB of the API whose status the
+// disruption controller had not computed when the snapshot was taken
+// (generation 1, observedGeneration 0) gets the status the controller
+// would compute; a hand-written one with neither stays unknown. w0 has 6
+// Ready pods: maxUnavailable 1 gives desired 5, allowed 1.
+func TestRefreshStatusOfUnobservedPDB(t *testing.T) {
+	objs := hotspotCluster()
+	unobserved := pdb("w0", map[string]string{"app": "w0"}, 1)
+	unobserved.Generation = 1
+	handWritten := pdb("w1", map[string]string{"app": "w1"}, 1)
+	objs.PDBs = []*policyv1.PodDisruptionBudget{unobserved, handWritten}
+	c := newTestCluster(t, objs)
+	api, _ := newEvictionAPI(c)
+	api.refreshStatus()
+	st := c.pdbs[0].Status
+	if st.ObservedGeneration != 1 || st.ExpectedPods != 6 || st.CurrentHealthy != 6 || st.DesiredHealthy != 5 || st.DisruptionsAllowed != 1 {
+		t.Errorf("w0's status %+v, want observed 1, 6 expected, 6 healthy, 5 desired, 1 allowed", st)
+	}
+	if st := c.pdbs[1].Status; st.ObservedGeneration != 0 || st.DisruptionsAllowed != 0 {
+		t.Errorf("w1's status %+v, want none", st)
+	}
+}

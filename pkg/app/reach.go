@@ -63,7 +63,7 @@ func (w *reachWait) Wait(ctx context.Context) error {
 	start := w.Clock.Now()
 	backoff := firstReachBackoff
 	for tries := 1; ; tries++ {
-		tctx, cancel := context.WithTimeout(ctx, reachTryTimeout)
+		tctx, cancel := context.WithTimeout(ctx, w.tryTimeout(start))
 		err := w.Probe(tctx)
 		cancel()
 		if ctx.Err() != nil {
@@ -98,6 +98,17 @@ func (w *reachWait) Wait(ctx context.Context) error {
 			backoff = min(2*wait, maxLiveReachBackoff)
 		}
 	}
+}
+
+// tryTimeout bounds one try: reachTryTimeout, and with GiveUp no longer
+// than what is left of Timeout (a server that accepts connections and
+// never answers must not hold a one-shot run past its bound); a single try
+// (Timeout 0) gets reachTryTimeout.
+func (w *reachWait) tryTimeout(start time.Time) time.Duration {
+	if !w.GiveUp || w.Timeout <= 0 {
+		return reachTryTimeout
+	}
+	return min(reachTryTimeout, max(w.Timeout-w.Clock.Since(start), time.Millisecond))
 }
 
 // times is "1 time" or "N times".

@@ -3,6 +3,8 @@ package e2e
 import (
 	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,18 +18,21 @@ import (
 const unreachablePolicy = "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n" + lowNodeUtilizationProfile
 
 // TestUnreachableAPIServer: a one-shot run (--descheduling-interval 0)
-// against an API server it cannot reach exits non-zero within its bound,
-// saying which bound passed, instead of retrying its watches forever. Two
-// dead servers: a closed port (connection refused at once) and a listener
-// that accepts connections and never answers (a stopped or partitioned
-// server); and both bounds: --cache-sync-timeout (the informer sync, every
-// mode) and --one-shot-timeout (the whole run).
+// against an API server it cannot reach, or that never serves its lists,
+// exits non-zero within its bound, saying which bound passed, instead of
+// retrying forever. Three dead servers: a closed port (connection refused
+// at once), a listener that accepts connections and never answers (a
+// stopped or partitioned server), and a server that answers /version but
+// never a list; and the three bounds: --api-server-startup-timeout (the
+// first contact), --cache-sync-timeout (the informer sync) and
+// --one-shot-timeout (the whole run).
 func TestUnreachableAPIServer(t *testing.T) {
 	closed := listen(t)
 	closedAddr := closed.Addr().String()
 	_ = closed.Close()
 	silent := listen(t) // accepts (kernel backlog), never answers
 	t.Cleanup(func() { _ = silent.Close() })
+	versionOnly := serveVersionOnly(t)
 
 	cases := []struct {
 		name  string
@@ -36,12 +41,15 @@ func TestUnreachableAPIServer(t *testing.T) {
 		bound time.Duration
 		want  []string
 	}{
-		{name: "closed port, cache sync bound", addr: closedAddr, bound: 3 * time.Second,
+		{name: "closed port, start-up bound", addr: closedAddr, bound: 3 * time.Second,
+			flags: []string{"--api-server-startup-timeout", "3s"},
+			want:  []string{"cannot reach the API server http://" + closedAddr, "connection refused", "--api-server-startup-timeout 3s"}},
+		{name: "silent listener, start-up bound", addr: silent.Addr().String(), bound: 3 * time.Second,
+			flags: []string{"--api-server-startup-timeout", "3s"},
+			want:  []string{"cannot reach the API server http://" + silent.Addr().String(), "--api-server-startup-timeout 3s"}},
+		{name: "lists never served, cache sync bound", addr: versionOnly, bound: 3 * time.Second,
 			flags: []string{"--cache-sync-timeout", "3s"},
 			want:  []string{"--cache-sync-timeout", "reachable", "nodes", "pods"}},
-		{name: "silent listener, cache sync bound", addr: silent.Addr().String(), bound: 3 * time.Second,
-			flags: []string{"--cache-sync-timeout", "3s"},
-			want:  []string{"--cache-sync-timeout", "reachable"}},
 		{name: "silent listener, one-shot bound", addr: silent.Addr().String(), bound: 4 * time.Second,
 			flags: []string{"--cache-sync-timeout", "0", "--one-shot-timeout", "4s"},
 			want:  []string{"did not finish within 4s (--one-shot-timeout)"}},
@@ -97,6 +105,28 @@ current-context: dead
 			}
 		})
 	}
+}
+
+// serveVersionOnly starts a server that answers /version as an API server
+// does and holds every other request until the case ends; it returns its
+// address.
+func serveVersionOnly(t *testing.T) string {
+	t.Helper()
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/version" {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"major":"1","minor":"34","gitVersion":"v1.34.4"}`))
+			return
+		}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	return srv.Listener.Addr().String()
 }
 
 func listen(t *testing.T) net.Listener {

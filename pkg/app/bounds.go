@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/client-go/informers"
+
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 )
 
@@ -68,4 +70,19 @@ func syncInformers(ctx context.Context, src *snapshot.InformerSource, timeout ti
 		return err
 	}
 	return fmt.Errorf("no sync within %s (--cache-sync-timeout); is the API server %s reachable? %w", timeout, host, err)
+}
+
+// informerStopWait bounds the wait for informers that never synced.
+const informerStopWait = time.Second
+
+// shutdownWithin waits for the factory's informers to stop, at most d.
+func shutdownWithin(factory informers.SharedInformerFactory, d time.Duration) {
+	done := make(chan struct{})
+	go func() { factory.Shutdown(); close(done) }()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
+	"github.com/usage-descheduler/descheduler/pkg/descheduler"
 	"github.com/usage-descheduler/descheduler/pkg/fence"
 )
 
@@ -115,6 +116,21 @@ func (o *LeaderElectionOptions) Namespace() string {
 		}
 	}
 	return DefaultLeaseNamespace
+}
+
+// instanceName is the one rule for the instance a command acts as, the
+// live run's and untaint's: explicit when given, else the Lease's
+// namespace/name from the Lease flags (le.Namespace: the flag, whose
+// default is kube-system, else the pod's namespace), or
+// DefaultInstanceName when the Lease name is empty.
+func instanceName(explicit string, le *LeaderElectionOptions) string {
+	if explicit != "" {
+		return explicit
+	}
+	if le.ResourceName == "" {
+		return descheduler.DefaultInstanceName
+	}
+	return le.Namespace() + "/" + le.ResourceName
 }
 
 // newLeaseLock returns the Lease lock with a unique identity

@@ -89,21 +89,6 @@ func (o *RunOptions) AddFlags(cmd *cobra.Command) {
 // keep apart), used with or without leader election.
 func (o *RunOptions) Instance() string { return instanceName(o.InstanceName, &o.LeaderElection) }
 
-// instanceName is the one rule for the instance a command acts as, the
-// live run's and untaint's: explicit when given, else the Lease's
-// namespace/name from the Lease flags (le.Namespace: the flag, whose
-// default is kube-system, else the pod's namespace), or
-// DefaultInstanceName when the Lease name is empty.
-func instanceName(explicit string, le *LeaderElectionOptions) string {
-	if explicit != "" {
-		return explicit
-	}
-	if le.ResourceName == "" {
-		return descheduler.DefaultInstanceName
-	}
-	return le.Namespace() + "/" + le.ResourceName
-}
-
 // Validate checks the flags and returns every problem found.
 func (o *RunOptions) Validate() error {
 	var errs []error
@@ -263,21 +248,6 @@ func runLive(ctx context.Context, o *RunOptions) error {
 	r := &descheduler.Runner{Source: usageSet.Wrap(src), NodeSelector: sel, Clock: clock.RealClock{}, Cycle: cycle,
 		Memory: newMemory(o, client), Fence: guard(lease), AfterCycle: collectGarbage}
 	return runCycles(ctx, o, cfg, r, m, lease)
-}
-
-// informerStopWait bounds the wait for informers that never synced.
-const informerStopWait = time.Second
-
-// shutdownWithin waits for the factory's informers to stop, at most d.
-func shutdownWithin(factory informers.SharedInformerFactory, d time.Duration) {
-	done := make(chan struct{})
-	go func() { factory.Shutdown(); close(done) }()
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-done:
-	case <-t.C:
-	}
 }
 
 // leaseFence returns the fence of a live leader-elected run (nil otherwise:

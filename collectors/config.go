@@ -28,9 +28,9 @@ const (
 	// points to a 5m mean. A high quantile does the opposite: 20 samples
 	// make p95 the second largest sample, so the same 30s spike decides it
 	// and nodes would be relieved of bursts that are already over — which
-	// the issue's "a 30-second spike never triggers an eviction" forbids.
+	// the rule "a 30-second spike never triggers an eviction" forbids.
 	// p95 remains available for users who want to react to bursts, and
-	// hysteresis (issue 5) adds the "hot for how long" dimension.
+	// hysteresis adds the "hot for how long" dimension.
 	DefaultAggregation = "mean"
 	// DefaultNodeLabel is the Prometheus label that carries the node name.
 	DefaultNodeLabel = "instance"

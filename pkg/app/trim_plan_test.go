@@ -14,7 +14,7 @@ import (
 // TestPlanIdentityTrimmedObjects proves that what the informers drop
 // (snapshot.InformerTransform: TrimPod, TrimNode and shared parts) is
 // unused: generated realistic clusters (200 and 500 nodes × 30 pods, 10%
-// hot; PLAN_IDENTITY_NODES=5000 adds the 5,000-node cluster) are
+// hot; PLAN_IDENTITY_NODES=5000 adds the benchmarks' 5,000-node cluster) are
 // simulated from their full objects and from their trimmed objects, with
 // the two policies that enable all ten strategies (requests; usage with
 // metrics and the soft taint), one cycle (JSON: every candidate, its

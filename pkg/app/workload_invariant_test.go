@@ -16,7 +16,7 @@ import (
 
 // One dry-run cycle of every strategy (deploy/examples/all-strategies.yaml)
 // on generated clusters never takes a workload below its budget, worked
-// out here from the rule independently of the evictor: for each
+// out here from the workload budget's rule independently of the evictor: for each
 // workload, the Ready pods evicted (failing pods do not count) are at most
 //   - its PDB's status.disruptionsAllowed when a PDB selects them;
 //   - 0 for a singleton (1 desired replica) without PDB;

@@ -21,7 +21,7 @@ import (
 // from the objects snapshot.InformerTransform leaves, in process (no
 // files), and requires the same evictions in the same order (pod, node,
 // strategy, profile, reason, counted usage, result) and the same budget
-// refusals. It takes PLAN_IDENTITY_NODES nodes (the 5,000-node
+// refusals. It takes PLAN_IDENTITY_NODES nodes (the benchmarks' 5,000-node
 // cluster: PLAN_IDENTITY_NODES=5000); without it, 200 (seed 7: dropping
 // the pods' tolerations or restart counts in TrimPod fails it). pkg/app's
 // TestPlanIdentityTrimmedObjects compares the whole simulate output.

@@ -61,7 +61,7 @@ func BenchmarkDecisionQuality(b *testing.B) {
 		{"taint=Hot", fmt.Sprintf(qualityPolicy, hot, ""), false},
 		{"noTaint", fmt.Sprintf(qualityPolicy, noneST, ""), false},
 		{"taint=NotUnderutilized/noHysteresis", fmt.Sprintf(qualityPolicy, steer, noHysteresis), false},
-		// The default workload cooldown before issue 17, and the
+		// The earlier default workload cooldown (30m), and the
 		// release margin's share of the evictions.
 		{"taint=NotUnderutilized/workloadCooldown=30m", fmt.Sprintf(qualityPolicy, steer, cooldown30m), true},
 		{"taint=NotUnderutilized/releaseMargin=0", fmt.Sprintf(qualityPolicy, steer, noMargin), true},

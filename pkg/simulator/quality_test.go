@@ -8,7 +8,7 @@ import (
 	"github.com/usage-descheduler/descheduler/pkg/scenario"
 )
 
-// TestDecisionQualityTargets holds issue 17's decision-quality targets on
+// TestDecisionQualityTargets holds the decision-quality targets on
 // generated clusters where they are reached (10% hot, no noise), under
 // BenchmarkDecisionQuality's taint=NotUnderutilized policy for 16 cycles
 // of 5m (80 minutes, so repeats within an hour are seen): evictions at
@@ -60,7 +60,7 @@ func simulateHotspots(t *testing.T, nodes int, seed int64, hot float64) Summary 
 	return res.Summary
 }
 
-// checkTargets fails t for each of issue 17's targets s misses.
+// checkTargets fails t for each decision-quality target s misses.
 func checkTargets(t *testing.T, s Summary) {
 	t.Helper()
 	if s.LowerBound == 0 || s.LowerBoundUnreachable != 0 {
@@ -107,8 +107,9 @@ func TestDecisionQualityQuarterHot(t *testing.T) {
 	t.Logf("%d evictions, lower bound %d, cycles to clear %s", s.TotalEvictions, s.LowerBound, fmtCycles(s.CyclesUntilNoNodeOverTarget))
 }
 
-// TestDecisionQualitySeedOneUnreachable pins why issue 17's clearing
-// target cannot be met on the decision benchmark's seed 1 at 10% hot:
+// TestDecisionQualitySeedOneUnreachable pins why the clearing target (no
+// node over target after 3 cycles, no workload evicted twice within an
+// hour) cannot be met on the decision benchmark's seed 1 at 10% hot:
 // node-00064 (89% cpu against the 70% target) is over target by about 6
 // cores, its evictable pods use 3.7 cores together, and its three
 // busiest pods (13.9, 4.8 and 4.4 cores) belong to Deployments whose

@@ -51,8 +51,8 @@ func TestCooldowns(t *testing.T) {
 		hist: history(evicted("n2", "ReplicaSet-rs", 20*time.Minute)),
 	}, {
 		// 45m ago, still < 1h: a workload loses no second pod to the
-		// strategy within an hour (issue 17's "no repeated eviction of a
-		// workload within an hour"; the default was 30m before).
+		// strategy within an hour (no repeated eviction of a workload
+		// within an hour; the default was 30m in earlier releases).
 		name: "no second eviction of the workload within the hour",
 		hist: history(evicted("n2", "ReplicaSet-rs", 45*time.Minute)),
 	}, {

@@ -33,7 +33,7 @@ import (
 // kube-scheduler places by requests, not usage: n2, without a filler, has
 // the fewest requests (n1 fewer still but carries the soft taint), so the
 // 1500m replacement lands there: 1800 + 1500 = 3300m = 82.5%, n2 ends hot
-// (the busy replacement problem of issue 17) and stays so, the workload
+// (a busy replacement turning its destination hot) and stays so, the workload
 // cooldown (5m) keeping the api pods from being evicted again. Both runs
 // must see that: the same replacement node, the same hot node.
 //

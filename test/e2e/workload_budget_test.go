@@ -154,7 +154,7 @@ func setUpBudget(t *testing.T, name string) (*tcase, []corev1.Pod) {
 // readiness delay would need custom kwok Stage objects in the shared
 // harness, which every other case would then run with; the simulator
 // tests (pkg/simulator, --pod-startup) cover the cross-cycle case. The
-// evictor reads readyReplicas (issue 16's rule), so a cycle that came
+// evictor reads readyReplicas (the workload budget's rule), so a cycle that came
 // while a replacement was Ready but not yet available (minReadySeconds)
 // could evict again: the interval here is longer than minReadySeconds.
 //

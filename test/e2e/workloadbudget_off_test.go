@@ -8,7 +8,7 @@ import (
 
 // legacyWorkloadBudget turns the DefaultEvictor's workloadBudget off in
 // every profile of policy that does not set workloadBudget itself. The
-// cases written before the workload budget (issue 16) count evictions of
+// cases written before the workload budget existed count evictions of
 // several replicas of one Deployment, or of single-replica Deployments, in
 // one cycle, which the budget (on by default) now refuses; they test
 // other rules. A case about the budget sets workloadBudget explicitly in

@@ -10,7 +10,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 )
@@ -147,12 +146,7 @@ func (w *reachWait) Check() error {
 // RBAC's or the setup's business, not reachability.
 func versionProbe(c kubernetes.Interface) func(context.Context) error {
 	return func(ctx context.Context) error {
-		rc, ok := c.Discovery().RESTClient().(*rest.RESTClient)
-		if !ok || rc == nil {
-			_, err := c.Discovery().ServerVersion()
-			return err
-		}
-		err := rc.Get().AbsPath("/version").MaxRetries(0).Do(ctx).Error()
+		err := c.Discovery().RESTClient().Get().AbsPath("/version").MaxRetries(0).Do(ctx).Error()
 		var status apierrors.APIStatus
 		if err == nil || !errors.As(err, &status) {
 			return err

@@ -177,7 +177,7 @@ func (s *SoftTaint) plan(ctx context.Context, snap *snapshot.Snapshot, wants []T
 		}
 		// Listed as its own even when the taint is gone: the write then
 		// drops the stale entry.
-		if !listsInstance(ni.Node, s.Instance) && len(want) == 0 {
+		if !nt.listed[s.Instance] && len(want) == 0 {
 			delete(s.owns, ni.Name())
 			continue
 		}

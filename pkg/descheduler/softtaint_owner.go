@@ -61,14 +61,6 @@ func parseOwners(node *v1.Node) (taintOwners, error) {
 	return o, nil
 }
 
-// listsInstance reports whether node's owners annotation has an entry of
-// instance, whether or not its taints are still there.
-func listsInstance(node *v1.Node, instance string) bool {
-	o, err := parseOwners(node)
-	_, ok := o[instance]
-	return err == nil && ok
-}
-
 // encode returns the annotation's value; nil when nobody owns anything
 // (the annotation is then removed).
 func (o taintOwners) encode() (*string, error) {
@@ -88,6 +80,10 @@ func (o taintOwners) encode() (*string, error) {
 type nodeTaints struct {
 	taints []v1.Taint
 	owners taintOwners
+	// listed are the instances the annotation named before stale entries
+	// were dropped: an instance listed with only stale entries still
+	// writes the node, which drops them from the annotation.
+	listed map[string]bool
 }
 
 // newNodeTaints copies the taints and owners of node, without the owner
@@ -100,8 +96,10 @@ func newNodeTaints(node *v1.Node) (*nodeTaints, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &nodeTaints{taints: slices.Clone(node.Spec.Taints), owners: make(taintOwners, len(owners))}
+	n := &nodeTaints{taints: slices.Clone(node.Spec.Taints), owners: make(taintOwners, len(owners)),
+		listed: make(map[string]bool, len(owners))}
 	for inst, keys := range owners {
+		n.listed[inst] = true
 		n.owners[inst] = maps.Clone(keys)
 		n.owned(inst)
 	}

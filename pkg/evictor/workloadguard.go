@@ -77,22 +77,12 @@ func (g *WorkloadGuard) check(pod *v1.Pod, b *WorkloadBudget, explain bool) Verd
 	if !ok {
 		return Verdict{Allowed: true}
 	}
+	// One scan finds whether a PDB selects the pod and, since the Eviction
+	// API refuses a pod under more than one (500), whether a second does.
 	set := labels.Set(pod.Labels)
-	x := g.byNS[pod.Namespace]
-	selects := func(i int) bool { return g.pdbs[i].sel.Matches(set) }
-	covered := x.any(set, selects)
-	v := judgeWorkload(w, workloadState{evicted: g.evicted[w.Ref], covered: covered, failing: failing(pod)}, b, explain)
-	if !v.Allowed || !covered {
-		return v
-	}
-	if IgnoresPDBs(pod) {
-		return v
-	}
-	// The Eviction API refuses a pod under more than one budget (500), so
-	// at most the first two are looked for.
 	first, n := -1, 0
-	x.any(set, func(i int) bool {
-		if selects(i) {
+	g.byNS[pod.Namespace].any(set, func(i int) bool {
+		if g.pdbs[i].sel.Matches(set) {
 			if n == 0 {
 				first = i
 			}
@@ -100,6 +90,11 @@ func (g *WorkloadGuard) check(pod *v1.Pod, b *WorkloadBudget, explain bool) Verd
 		}
 		return n > 1
 	})
+	covered := n > 0
+	v := judgeWorkload(w, workloadState{evicted: g.evicted[w.Ref], covered: covered, failing: failing(pod)}, b, explain)
+	if !v.Allowed || !covered || IgnoresPDBs(pod) {
+		return v
+	}
 	if n > 1 {
 		return g.multiplePDBs(pod, explain)
 	}

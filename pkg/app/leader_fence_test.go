@@ -93,8 +93,12 @@ func TestLeaderLoopFencesWritesBeforeWorkIsCancelled(t *testing.T) {
 	done := runLoop(ctx, loop, func(ctx context.Context) error {
 		close(started)
 		for ctx.Err() == nil {
+			// The time is taken before the check, so a write the fence
+			// allowed is logged no later than the moment it was allowed
+			// (taken after, a busy machine could log it past the deadline).
+			now := time.Now()
 			if fence.Check(loop.Fence) == nil {
-				writes.add(time.Now()) // an eviction the fence allowed
+				writes.add(now) // an eviction the fence allowed
 			}
 			time.Sleep(5 * time.Millisecond)
 		}

@@ -14,7 +14,7 @@ EXAMPLE_NOW := 2026-01-01T12:00:00Z
 FUZZ_API ?= 2000x
 FUZZ_SNAPSHOT ?= 300x
 
-.PHONY: build run example test vet unit fuzz bench bench-live clean report-check
+.PHONY: build run example docs test vet unit fuzz bench bench-live clean report-check
 
 build:
 	@echo "go build -o $(BIN) ./cmd/descheduler (version $(VERSION))"
@@ -50,6 +50,11 @@ run: build
 ## example: regenerate deploy/examples/cluster.yaml and hotspot-cluster.yaml (deterministic).
 example:
 	$(GO) run ./hack/genexample deploy/examples
+
+## docs: regenerate docs/reference (flags, metrics, policy fields) from the
+## code; `make test` fails while a committed page differs (hack/docgen).
+docs:
+	$(GO) run ./hack/docgen -out docs/reference
 
 ## test: gofmt and vet, every unit test, a short fuzzing run of each parser, the
 ## report's rendering check in headless Chromium (report-check), the

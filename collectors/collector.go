@@ -290,3 +290,11 @@ func register[C prometheus.Collector](reg prometheus.Registerer, c C) (C, error)
 	}
 	return c, fmt.Errorf("registering metrics: %w", err)
 }
+
+// RegisterMetrics registers the collector metrics on reg, as starting a
+// collector does; registering them twice is not an error. The generated
+// metric reference (docs/reference/metrics.md) lists them from here.
+func RegisterMetrics(reg prometheus.Registerer) error {
+	_, err := newMetrics(reg)
+	return err
+}

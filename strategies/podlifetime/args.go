@@ -81,7 +81,11 @@ type Args struct {
 // owner of a listed kind; with Exclude, none of its owners may be of a
 // listed kind. At most one of the two may be set.
 type OwnerKinds struct {
+	// Include limits the plugin to pods with an owner reference of one of
+	// these kinds.
 	Include []string `json:"include,omitempty"`
+	// Exclude leaves pods with an owner reference of one of these kinds
+	// alone.
 	Exclude []string `json:"exclude,omitempty"`
 }
 

@@ -15,7 +15,7 @@ import (
 	"github.com/usage-descheduler/descheduler/pkg/explain"
 )
 
-// Simulation is the stable output of `simulate` (documented in README.md).
+// Simulation is the stable output of `simulate` (documented in docs/simulator.md).
 // Fields are only ever added, never renamed.
 type Simulation struct {
 	Evictions []EvictionOut `json:"evictions"`

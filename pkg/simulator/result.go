@@ -7,7 +7,7 @@ import (
 )
 
 // Result is what a multi-cycle simulation did: the output of `descheduler
-// simulate --cycles N -o json` (documented in README.md; fields are only
+// simulate --cycles N -o json` (documented in docs/simulator.md; fields are only
 // ever added, never renamed).
 type Result struct {
 	// Cycles are the simulated cycles in order.

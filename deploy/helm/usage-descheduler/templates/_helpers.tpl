@@ -157,8 +157,9 @@ spec:
   {{- if ne .Values.kind "Deployment" }}
   restartPolicy: Never
   {{- end }}
-  # SIGTERM: the in-flight eviction is abandoned, the lease released and
-  # queued Events written within a few seconds.
+  # SIGTERM: no new eviction starts, the one in flight finishes (within
+  # --eviction-timeout, 10s), the history is saved, the lease released and
+  # queued Events written.
   terminationGracePeriodSeconds: 30
   {{- with .Values.initContainers }}
   initContainers:
@@ -181,7 +182,7 @@ spec:
               fieldPath: metadata.namespace
         # No GOMEMLIMIT: the binary sets the Go memory limit to 90% of the
         # container's memory limit, leaving room for what the Go heap does
-        # not count (README, Sizing).
+        # not count (docs/operations.md, "Sizing").
       ports:
         {{- with .Values.ports }}
         {{- toYaml . | nindent 8 }}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/usage-descheduler/descheduler/hack/docgen/markdown"
 	"github.com/usage-descheduler/descheduler/pkg/app"
 )
 
@@ -28,7 +29,7 @@ func flagsPage() (string, error) {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(&b, "[%s](#%s)", c.CommandPath(), anchor(c.CommandPath()))
+		fmt.Fprintf(&b, "[%s](#%s)", c.CommandPath(), markdown.Anchor(c.CommandPath()))
 	}
 	b.WriteString(", [logging flags](#logging-flags-every-command).\n")
 	logging := root.PersistentFlags()
@@ -94,18 +95,4 @@ func flagDefault(f *pflag.Flag) string {
 		return ""
 	}
 	return f.DefValue
-}
-
-// anchor is the GitHub Markdown anchor of a heading.
-func anchor(heading string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(heading) {
-		switch {
-		case r == ' ':
-			b.WriteByte('-')
-		case r == '-' || r == '_' || (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9'):
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/usage-descheduler/descheduler/hack/docgen/markdown"
 	"github.com/usage-descheduler/descheduler/pkg/api"
 	"github.com/usage-descheduler/descheduler/strategies"
 )
@@ -58,7 +59,7 @@ func policyPage(root string) (string, error) {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(&b, "[%s](#%s)", n, strings.ToLower(n))
+		fmt.Fprintf(&b, "[%s](#%s)", n, markdown.Anchor(n))
 	}
 	b.WriteString(".\n\n## DeschedulerPolicy\n\n")
 	rows, err := structRows(idx, reflect.TypeOf(api.DeschedulerPolicy{}), "", reflect.Value{})

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/usage-descheduler/descheduler/hack/docgen/markdown"
 )
 
 // link is an inline Markdown link: [text](target).
@@ -108,7 +110,7 @@ func headingAnchors(text string) map[string]bool {
 		if inFence || m == nil {
 			continue
 		}
-		a := anchorOf(m[1])
+		a := markdown.Anchor(m[1])
 		if out[a] {
 			for n := 1; ; n++ {
 				if b := a + "-" + strconv.Itoa(n); !out[b] {
@@ -121,21 +123,6 @@ func headingAnchors(text string) map[string]bool {
 	}
 	return out
 }
-
-func anchorOf(h string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(h) {
-		switch {
-		case r == ' ':
-			b.WriteByte('-')
-		case r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127 && isLetter(r):
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-func isLetter(r rune) bool { return strings.ToUpper(string(r)) != strings.ToLower(string(r)) }
 
 func TestHeadingAnchors(t *testing.T) {
 	got := headingAnchors("# Title\n## Differences from kubernetes-sigs/descheduler\n### `workloadBudget`: never take a workload below its availability\n## What `make test` needs and changes\n## Title\n```\n# not a heading\n```\n")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/usage-descheduler/descheduler/pkg/api"
 	"github.com/usage-descheduler/descheduler/pkg/descheduler"
+	"github.com/usage-descheduler/descheduler/pkg/outcome"
 	"github.com/usage-descheduler/descheduler/pkg/progress"
 	"github.com/usage-descheduler/descheduler/pkg/simulator"
 	"github.com/usage-descheduler/descheduler/pkg/simulator/report"
@@ -147,6 +148,7 @@ func writeSummary(w io.Writer, s simulator.Summary) {
 		writeUnreachable(w, s.LowerBoundUnreachableNodes)
 	}
 	fmt.Fprintf(w, "pods left pending: %d\n", s.PodsLeftPending)
+	writeOutcomes(w, s.Outcomes)
 	writeAvailability(w, s)
 	if len(s.EvictionsPerWorkload) > 0 {
 		line := "evictions per workload: " + topWorkloads(s.EvictionsPerWorkload, 10)
@@ -239,4 +241,19 @@ func writeAvailability(w io.Writer, s simulator.Summary) {
 		}
 		fmt.Fprintln(w, strings.Join(wrap(line, tableWidth), "\n  "))
 	}
+}
+
+// writeOutcomes prints how many moves ended in each outcome, in the order
+// of the outcome rules; nothing when no move has one.
+func writeOutcomes(w io.Writer, counts map[string]int) {
+	if len(counts) == 0 {
+		return
+	}
+	var parts []string
+	for _, o := range outcome.All() {
+		if n := counts[o]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", o, n))
+		}
+	}
+	fmt.Fprintf(w, "eviction outcomes, one usage window after each: %s\n", strings.Join(parts, ", "))
 }

@@ -127,3 +127,14 @@ func (c *Config) repeatCooldown() time.Duration {
 	}
 	return DefaultRepeatCooldown
 }
+
+// outcomeWindow is how long after an eviction its outcome is judged: the
+// usage window of the first usage plugin (the aggregated usage before it
+// still holds the evicted pod), else the longest window, else 0 (the
+// next state).
+func (c *Config) outcomeWindow() time.Duration {
+	if c.Usage.Aggregate.Window > 0 {
+		return c.Usage.Aggregate.Window
+	}
+	return c.Usage.Window
+}

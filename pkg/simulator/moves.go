@@ -30,6 +30,23 @@ type Move struct {
 	// millicores: the pod's modelled load (its aggregated usage, or its
 	// requests when its usage was unknown), rounded to a whole millicore.
 	ReliefMilliCPU int64 `json:"reliefMilliCPU"`
+	// Outcome is what the eviction did (package outcome: relieved,
+	// partly_relieved, not_relieved, destination_hot, replacement_pending,
+	// unknown), judged one usage window after it against the cpu target;
+	// set for LowNodeUtilization's evictions when it classifies by usage.
+	Outcome string `json:"outcome,omitempty"`
+	// SourceUsageBefore and SourceUsageAfter are From's cpu usage, in
+	// percent of allocatable, when the eviction was planned and when the
+	// outcome was judged; DestinationUsageAfter is To's then. Absent when
+	// unknown or without an outcome.
+	SourceUsageBefore     *float64 `json:"sourceUsageBefore,omitempty"`
+	SourceUsageAfter      *float64 `json:"sourceUsageAfter,omitempty"`
+	DestinationUsageAfter *float64 `json:"destinationUsageAfter,omitempty"`
+	// MeasuredReliefMilliCPU is how much From's cpu usage fell between
+	// those two times, in millicores, shared among the moves that left
+	// From in the same cycle in proportion to their planned relief; it
+	// compares with ReliefMilliCPU. Absent when the usage is unknown.
+	MeasuredReliefMilliCPU *int64 `json:"measuredReliefMilliCPU,omitempty"`
 }
 
 // relief is the cpu load, in whole millicores, that pod k carries in the

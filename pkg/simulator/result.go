@@ -143,6 +143,9 @@ type Summary struct {
 	CyclesUntilNoNodeOverTarget *int `json:"cyclesUntilNoNodeOverTarget"`
 	// PodsLeftPending is the number of pods no node could take at the end.
 	PodsLeftPending int `json:"podsLeftPending"`
+	// Outcomes counts the moves per outcome (Move.Outcome); empty when no
+	// move has one.
+	Outcomes map[string]int `json:"outcomes,omitempty"`
 	// LowerBound is the fewest evictions that bring every node over target
 	// at the first cycle's start under target when each sheds its busiest
 	// evictable pods first (the profile's DefaultEvictor Filter decides

@@ -62,9 +62,11 @@ func Run(ctx context.Context, objs snapshot.Objects, start time.Time, cfg Config
 		return nil, err
 	}
 	s.res.Moves = append([]Move{}, s.cluster.moves...)
+	setOutcomes(s.res, cfg.Target, cfg.outcomeWindow(), s.cluster.nodes)
 	s.res.Summary = summarize(s.res, s.evicted, &cfg, s.bound)
 	s.res.Summary.LowerBoundUnreachableNodes = s.unreachable
 	s.res.Summary.MinAvailability, s.res.Summary.WorkloadsBelowBudget = s.avail.result()
+	s.res.Summary.Outcomes = countOutcomes(s.res.Moves)
 	return s.res, nil
 }
 

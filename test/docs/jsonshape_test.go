@@ -14,7 +14,7 @@ import (
 var dataKeyed = []string{
 	"nodes[].classifications", "nodes[].hysteresis", "cycles[].nodes[].classifications",
 	"cycles[].nodes[].hysteresis", "end.nodes[].classifications", "end.nodes[].hysteresis",
-	"summary.skippedEvictions", "summary.evictionsPerWorkload", "summary.target",
+	"summary.skippedEvictions", "summary.evictionsPerWorkload", "summary.target", "summary.outcomes",
 }
 
 // TestJSONOutputIsDocumented: every field `simulate -o json` writes, for

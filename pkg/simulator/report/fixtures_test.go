@@ -99,8 +99,10 @@ func smallResult() *simulator.Result {
 		CyclesUntilNoNodeOverTarget: &one, PodsLeftPending: 1}
 	// Cycle 1's two evictions went to warm-2 and cold-3; cycle 3's is
 	// still pending.
+	measuredA := int64(1040)
 	res.Moves = []simulator.Move{
-		{Cycle: 1, Pod: "shop/web-a", Replacement: "shop/web-x1", From: "hot-1", To: "warm-2", ReliefMilliCPU: 1100},
+		{Cycle: 1, Pod: "shop/web-a", Replacement: "shop/web-x1", From: "hot-1", To: "warm-2", ReliefMilliCPU: 1100,
+			Outcome: "relieved", MeasuredReliefMilliCPU: &measuredA},
 		{Cycle: 1, Pod: "shop/web-b", Replacement: "shop/web-x2", From: "hot-1", To: "cold-3", ReliefMilliCPU: 1050},
 		{Cycle: 3, Pod: "shop/web-c", Replacement: "shop/web-x3", From: "hot-1", ReliefMilliCPU: 900},
 	}

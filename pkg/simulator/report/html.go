@@ -28,7 +28,7 @@ type page struct {
 }
 
 // moveRow is one row of the table of moves.
-type moveRow struct{ Cycle, Pod, From, To, Relief string }
+type moveRow struct{ Cycle, Pod, From, To, Relief, Measured, Outcome string }
 
 // maxMoveRows caps the table of moves, so that a large simulation's page
 // stays readable.
@@ -104,12 +104,12 @@ const pageTemplate = `<!DOCTYPE html>
 {{- end}}
 <h2>Moves</h2>
 {{- if .Moves}}
-<p>Where each evicted pod's replacement went; relief is the cpu usage the eviction took off its node.</p>
+<p>Where each evicted pod's replacement went; relief is the cpu usage the eviction was planned to take off its node, measured what its node's usage fell by one usage window later, and the outcome what the eviction did then (relieved, partly_relieved, not_relieved, destination_hot, replacement_pending, unknown).</p>
 <table class="moves">
-<thead><tr><th scope="col">cycle</th><th scope="col">pod</th><th scope="col">from node</th><th scope="col">to node</th><th scope="col">relief</th></tr></thead>
+<thead><tr><th scope="col">cycle</th><th scope="col">pod</th><th scope="col">from node</th><th scope="col">to node</th><th scope="col">relief</th><th scope="col">measured</th><th scope="col">outcome</th></tr></thead>
 <tbody>
 {{- range .Moves}}
-<tr><td class="num">{{.Cycle}}</td><td>{{.Pod}}</td><td>{{.From}}</td>{{if .To}}<td>{{.To}}</td>{{else}}<td class="none">pending</td>{{end}}<td class="num">{{.Relief}}</td></tr>
+<tr><td class="num">{{.Cycle}}</td><td>{{.Pod}}</td><td>{{.From}}</td>{{if .To}}<td>{{.To}}</td>{{else}}<td class="none">pending</td>{{end}}<td class="num">{{.Relief}}</td><td class="num">{{.Measured}}</td><td>{{.Outcome}}</td></tr>
 {{- end}}
 </tbody>
 </table>
@@ -168,8 +168,15 @@ func moveRows(moves []simulator.Move, limit int) []moveRow {
 		if m.Replacement == "" {
 			to = "– (not re-created)"
 		}
+		measured, result := "–", "–"
+		if m.MeasuredReliefMilliCPU != nil {
+			measured = strconv.FormatInt(*m.MeasuredReliefMilliCPU, 10) + "m cpu"
+		}
+		if m.Outcome != "" {
+			result = m.Outcome
+		}
 		out = append(out, moveRow{Cycle: strconv.Itoa(m.Cycle), Pod: m.Pod, From: m.From, To: to,
-			Relief: strconv.FormatInt(m.ReliefMilliCPU, 10) + "m cpu"})
+			Relief: strconv.FormatInt(m.ReliefMilliCPU, 10) + "m cpu", Measured: measured, Outcome: result})
 	}
 	return out
 }

@@ -100,7 +100,7 @@ func TestWriteHTML(t *testing.T) {
 	}
 	// The moves table, after the charts.
 	for _, want := range []string{"<h2>Moves</h2>",
-		`<tr><td class="num">1</td><td>shop/web-a</td><td>hot-1</td><td>warm-2</td><td class="num">1100m cpu</td></tr>`,
+		`<tr><td class="num">1</td><td>shop/web-a</td><td>hot-1</td><td>warm-2</td><td class="num">1100m cpu</td><td class="num">1040m cpu</td><td>relieved</td></tr>`,
 		`<td>shop/web-c</td><td>hot-1</td><td class="none">pending</td>`} {
 		if !strings.Contains(doc, want) {
 			t.Errorf("HTML lacks %q", want)

@@ -56,7 +56,7 @@ const (
 type MetricsUtilization struct {
 	// Source is Requests (default: no usage, requests only),
 	// KubernetesMetrics (metrics-server) or Prometheus. A metrics source
-	// needs a matching top-level metricsProviders entry (CheckProvider).
+	// needs a matching top-level metricsProviders entry.
 	Source api.MetricsSource `json:"source,omitempty"`
 	// MetricsServer is upstream's deprecated form of source
 	// KubernetesMetrics: true with no source means source KubernetesMetrics;
@@ -68,7 +68,8 @@ type MetricsUtilization struct {
 	// Window is how far back samples count (default 5m).
 	Window *metav1.Duration `json:"window,omitempty"`
 	// Aggregation reduces a window to one value: mean (default), ewma,
-	// max or pNN (see DefaultAggregation for why the mean).
+	// max or pNN, e.g. p90 (the mean by default: a 30-second spike moves a
+	// 5-minute mean by a tenth of its height).
 	Aggregation string `json:"aggregation,omitempty"`
 	// HalfLife is the ewma half-life (default 1m); ignored otherwise.
 	HalfLife *metav1.Duration `json:"halfLife,omitempty"`
@@ -88,7 +89,7 @@ type PrometheusQueries struct {
 	// percentage. When set, Queries are not defaulted.
 	Query string `json:"query,omitempty"`
 	// Queries return per-node and per-pod usage; each empty one gets its
-	// default (DefaultNodeCPUQuery…) unless only Query is set.
+	// default (node-exporter and cAdvisor series) unless only Query is set.
 	Queries *UsageQueries `json:"queries,omitempty"`
 	// NodeLabel is the label carrying the node name (default "instance";
 	// e.g. "node" if relabeling adds it). A ":port" suffix is stripped.

@@ -170,3 +170,29 @@ func TestDescPatternReadsQuotedHelp(t *testing.T) {
 		t.Errorf("read %q", m[1:])
 	}
 }
+
+func TestReplaceWord(t *testing.T) {
+	for _, tc := range []struct{ s, want string }{
+		{"with States and IncludingInitContainers.", "with `states` and IncludingInitContainers."},
+		{"StatesX and XStates and `States` stay.", "StatesX and XStates and `States` stay."},
+		{"States", "`states`"},
+	} {
+		if got := replaceWord(tc.s, "States", "`states`"); got != tc.want {
+			t.Errorf("replaceWord(%q) = %q, want %q", tc.s, got, tc.want)
+		}
+	}
+}
+
+func TestDropGoReferences(t *testing.T) {
+	for in, want := range map[string]string{
+		"keeps evictions from looping (see nodeutilization.Hysteresis). Defaulted.":                        "keeps evictions from looping. Defaulted.",
+		"turns protections on (see Protections). Default: empty.":                                          "turns protections on. Default: empty.",
+		"how samples are smoothed; see collectors.MetricsUtilization for every field and default. Absent.": "how samples are smoothed. Absent.",
+		// A parenthesis that says something stays.
+		"a source (see the hysteresis below) stays": "a source (see the hysteresis below) stays",
+	} {
+		if got := dropGoReferences(in); got != want {
+			t.Errorf("dropGoReferences(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"regexp"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -160,7 +161,7 @@ func fieldRow(idx *docIndex, owner reflect.Type, f reflect.StructField, path str
 		if err != nil {
 			return row, err
 		}
-		row.doc = jsonNamed(d.fields[owner.Name()+"."+f.Name], f.Name, path)
+		row.doc = dropGoReferences(siblingNames(jsonNamed(d.fields[owner.Name()+"."+f.Name], f.Name, path), owner))
 	}
 	base := f.Type
 	for base.Kind() == reflect.Pointer {
@@ -280,4 +281,59 @@ func jsonNamed(doc, goName, path string) string {
 	}
 	name := path[strings.LastIndex(path, ".")+1:]
 	return code(strings.TrimSuffix(name, "[]")) + rest
+}
+
+// siblingNames replaces the Go names of owner's other fields in a doc
+// comment ("with IncludingInitContainers") by their names in the policy
+// file, so the page speaks the policy's language.
+func siblingNames(doc string, owner reflect.Type) string {
+	for i := range owner.NumField() {
+		f := owner.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "" || name == "-" || name == f.Name {
+			continue
+		}
+		doc = replaceWord(doc, f.Name, code(name))
+	}
+	return doc
+}
+
+// replaceWord replaces whole-word occurrences of word in s.
+func replaceWord(s, word, with string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, word)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		end := i + len(word)
+		before, after := i == 0 || !isWordByte(s[i-1]), end == len(s) || !isWordByte(s[end])
+		b.WriteString(s[:i])
+		if before && after {
+			b.WriteString(with)
+		} else {
+			b.WriteString(word)
+		}
+		s = s[end:]
+	}
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c == '`' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// goReference is a parenthesis that only points a Go reader at a Go name,
+// "(see nodeutilization.Hysteresis)" or "(see Protections)".
+var goReference = regexp.MustCompile(`\s*\(see [A-Za-z]+(\.[A-Z][A-Za-z]*)?\)`)
+
+// goReferenceInText is "; see pkg.Name for every field and default".
+var goReferenceInText = regexp.MustCompile(`;?\s*see [a-z]+\.[A-Z][A-Za-z]* for [^.]*`)
+
+// dropGoReferences removes the pointers to Go names from a doc comment:
+// the page's reader has the policy's names, not the code's.
+func dropGoReferences(doc string) string {
+	doc = strings.Join(strings.Fields(doc), " ")
+	doc = goReference.ReplaceAllString(doc, "")
+	return goReferenceInText.ReplaceAllString(doc, "")
 }

@@ -41,7 +41,7 @@ type Args struct {
 	Classification nu.ClassificationMode `json:"classification,omitempty"`
 	// CompactWhenAllUnderutilized: when every node is underutilized, the
 	// fullest nodes become destinations and the emptiest are drained onto
-	// them (nodeutilization.Compact says how many). Default false: then
+	// them while the rest can hold them. Default false: then
 	// nothing happens when every node is underutilized, as upstream.
 	CompactWhenAllUnderutilized bool `json:"compactWhenAllUnderutilized,omitempty"`
 	// EvictionModes narrows which pods may be evicted (upstream's field).

@@ -55,7 +55,9 @@ type Args struct {
 	MaxPodLifeTimeSeconds *uint `json:"maxPodLifeTimeSeconds,omitempty"`
 	// States restricts eviction to pods whose phase or status.reason, or
 	// the waiting or terminated reason of one of whose containers, is
-	// listed (see AllowedStates). Init and ephemeral containers count only
+	// listed: a phase (Pending, Running, Succeeded, Failed, Unknown), a pod
+	// reason or a container reason such as CrashLoopBackOff or OOMKilled.
+	// Init and ephemeral containers count only
 	// with IncludingInitContainers / IncludingEphemeralContainers.
 	// Default none: any state.
 	States []string `json:"states,omitempty"`

@@ -19,7 +19,7 @@ type Args struct {
 	// these kinds (e.g. "Job"). Default: none.
 	ExcludeOwnerKinds []string `json:"excludeOwnerKinds,omitempty"`
 	// MinPodLifetimeSeconds is the age a failed pod must reach before it
-	// is evicted. Default DefaultMinPodLifetimeSeconds (3600).
+	// is evicted. Default 3600 (an hour).
 	MinPodLifetimeSeconds *uint `json:"minPodLifetimeSeconds,omitempty"`
 	// Reasons restricts eviction to pods whose status.reason, or a
 	// container's waiting or terminated reason, is listed. Empty (the

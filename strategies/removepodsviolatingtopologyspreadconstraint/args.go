@@ -22,7 +22,8 @@ type Args struct {
 	// Constraints.
 	IncludeSoftConstraints bool `json:"includeSoftConstraints,omitempty"`
 	// TopologyBalanceNodeFit moves a pod only if it fits a node of a
-	// smaller domain (predicates.FitsNode). Default: true.
+	// smaller domain (node selector and affinity, taints, free requests).
+	// Default: true.
 	TopologyBalanceNodeFit *bool `json:"topologyBalanceNodeFit,omitempty"`
 }
 

@@ -53,9 +53,10 @@ var hotspotWorkload = workload{name: "api", cpu: "400m", memory: "400Mi"}
 // Usage the metrics server reports:
 //
 //	hot node: 3800m of 4000m = 95% > 70% target; its 2 pods use 1800m
-//	each (plus 200m system). Evicting one leaves 2000m = 50% <= 70 - 10
-//	(releaseMargin), so exactly one pod is evicted.
-//	other nodes: 1200m = 30% <= 40%, memory 2Gi = 25%: destinations.
+//	each (plus 200m system, harness.NodeBaselineCPU). Evicting one leaves
+//	2000m = 50% <= 70 - 10 (releaseMargin), so exactly one pod is evicted.
+//	other nodes: 1200m = 30% <= 40%: destinations. Memory: 2Gi = 25%
+//	from the test server; 1Gi baseline + 2 x 400Mi = 22% from kwok.
 const (
 	hotNodeCPU  = "3800m"
 	hotPodCPU   = "1800m"
@@ -65,8 +66,9 @@ const (
 	podMemory   = "400Mi"
 )
 
-// setUpHotspot creates nodes n1..nN, deploys 2 pods per node, checks the
-// spread and, with a metrics server from m, reports n1 hot by usage.
+// setUpHotspot creates nodes n1..nN, deploys 2 pods per node (each using
+// coolPodCPU in kwok's emulated metrics, replacements too), checks the
+// spread and, with a test metrics server from m, reports n1 hot by usage.
 func setUpHotspot(t *testing.T, name string, nodes int, m func(tc *tcase) *harness.MetricsAPI) (*tcase, *harness.MetricsAPI, []corev1.Pod) {
 	tc := newCase(t, name)
 	var ns []node
@@ -76,6 +78,7 @@ func setUpHotspot(t *testing.T, name string, nodes int, m func(tc *tcase) *harne
 	tc.addNodes(ns...)
 	w := hotspotWorkload
 	w.replicas = int32(2 * nodes)
+	w.annotations = usageAnnotations(coolPodCPU, podMemory)
 	pods := tc.deploy(w)
 	for _, n := range ns {
 		if got := len(tc.onNode(pods, n.name)); got != 2 {
@@ -104,101 +107,35 @@ func heat(tc *tcase, m *harness.MetricsAPI, pods []corev1.Pod, suffix string, ho
 	}
 }
 
-// Case 5: a CPU hotspot that requests cannot see, read from metrics.k8s.io.
-func TestHotspotMetricsServer(t *testing.T) {
-	tc, metrics, before := setUpHotspot(t, "hotspot", 6, (*tcase).startMetrics)
-	hot := tc.nodeName("n1")
-	usagePolicy := func(source, deschedule string) string {
-		return tc.policyWith(metricsServerProvider, hotspotProfile(fmt.Sprintf(hotspotMetrics, source), deschedule))
+// realHotspotMetrics is hotspotMetrics for a real metrics-server, which
+// measures each node once per harness.MetricsResolution (10 s): 3 samples
+// take 20 to 30 s, so the window is 40 s, and the newest sample is up to
+// 10 s old plus the poll, so it turns stale only after a missed scrape
+// (25 s).
+const realHotspotMetrics = `metricsUtilization: {source: KubernetesMetrics, window: 40s, aggregation: mean, pollInterval: 2s,
+        minSamples: 3, maxStaleness: 25s}
+      hysteresis: {overFor: 6s, releaseMargin: 10, nodeCooldown: 1m, workloadCooldown: 5m}
+      softTaint: {enabled: true}
+`
+
+// setUpRealHotspot is setUpHotspot with usage from the real pipeline: n1's
+// pods use hotPodCPU (the others coolPodCPU), a metrics-server runs for the
+// case, and it returns once metrics-server serves every node and pod.
+func setUpRealHotspot(t *testing.T, name string, nodes int) (*tcase, *harness.MetricsServer, []corev1.Pod) {
+	tc, _, pods := setUpHotspot(t, name, nodes, nil)
+	heatPods(tc, pods, "n1", hotPodCPU)
+	m := tc.startMetricsServer()
+	var suffixes []string
+	for i := 1; i <= nodes; i++ {
+		suffixes = append(suffixes, fmt.Sprintf("n%d", i))
 	}
+	tc.waitScraped(pods, suffixes...)
+	return tc, m, pods
+}
 
-	t.Run("requests source evicts nothing", func(t *testing.T) {
-		run := tc.deschedule(tc.policy(hotspotProfile("metricsUtilization: {source: Requests}", "")),
-			"--history-configmap", "").mustSucceed(tc)
-		now := tc.waitRunning(hotspotWorkload.name, len(before))
-		if gone := setOf(before).gone(now); len(gone) != 0 {
-			t.Fatalf("pods %v were evicted by requests, which are balanced", gone)
-		}
-		if ev := run.logged(msgEvicted, tc.name); len(ev) != 0 {
-			t.Fatalf("logged evictions %v, want none", ev)
-		}
-	})
-
-	t.Run("hot node relieved once, tainted, then released", func(t *testing.T) {
-		d := tc.runUsage("hot", usagePolicy("KubernetesMetrics", ""), "--descheduling-interval", "3s",
-			"--history-configmap", tc.name+"-hot")
-		gone := d.waitEviction(before)
-		tc.requireEvictedFrom(before, gone, "n1")
-		tc.waitTaint("n1", softTaintKey, true)
-		// The soft taint is applied before the cycle's evictions, so the
-		// replacement is scheduled with it in place and must avoid the node
-		// that, by requests and spreading alone, the scheduler would prefer.
-		now := tc.waitRunning(hotspotWorkload.name, len(before))
-		for _, p := range now {
-			if _, old := setOf(before)[p.UID]; !old && p.Spec.NodeName == hot {
-				t.Fatalf("replacement %s landed on the soft-tainted hot node %s", p.Name, hot)
-			}
-		}
-		// Several more cycles with the node still reported hot: the node
-		// and workload cooldowns hold, nothing else is evicted.
-		done := d.count(msgCycleDone)
-		d.cycles(done + 3)
-		now = tc.waitRunning(hotspotWorkload.name, len(before))
-		if gone := setOf(tc.onNode(before, "n1")).gone(now); len(gone) != 1 {
-			t.Fatalf("evicted %v from the hot node, want exactly one pod (cooldowns 1m / 5m)", gone)
-		}
-		if gone := setOf(tc.onNode(before, "n2")).gone(now); len(gone) != 0 {
-			t.Fatalf("evicted %v from a cool node", gone)
-		}
-		// The node cools: its 20 s mean drops below 70 - 10 = 60% and the
-		// taint goes.
-		heat(tc, metrics, now, "n1", false)
-		tc.waitTaint("n1", softTaintKey, false)
-		if ev := d.evicted(); len(ev) != 1 {
-			t.Fatalf("logged evictions %v, want exactly one", ev)
-		}
-		if code := d.stop(); code != 0 {
-			t.Fatalf("descheduler exited %d on SIGTERM, want 0", code)
-		}
-	})
-
-	t.Run("metrics API removed: no usage eviction, taint strategy still runs", func(t *testing.T) {
-		start, err := tc.pods(hotspotWorkload.name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		heat(tc, metrics, start, "n1", true)
-		if err := metrics.Unregister(tc.ctx, suite.cluster); err != nil {
-			t.Fatal(err)
-		}
-		tc.patchNode("n6", `{"spec":{"taints":[{"key":"e2e/dedicated","value":"x","effect":"NoSchedule"}]}}`)
-		t.Cleanup(func() { tc.patchNode("n6", `{"spec":{"taints":null}}`) })
-		d := tc.runUsage("nometrics", usagePolicy("KubernetesMetrics", "RemovePodsViolatingNodeTaints"),
-			"--descheduling-interval", "3s", "--history-configmap", tc.name+"-nometrics")
-		tainted := tc.onNode(start, "n6")
-		tc.eventually("pods on the tainted node evicted", func() (bool, error) {
-			now, err := tc.pods(hotspotWorkload.name)
-			if err == nil {
-				err = d.exitedErr()
-			}
-			return len(setOf(tainted).gone(now)) == len(tainted), err
-		})
-		// Long enough for the usage strategy to have acted had it usage:
-		// 3 samples + overFor 6 s + a cycle.
-		done := d.count(msgCycleDone)
-		d.cycles(done + 4)
-		now, err := tc.pods(hotspotWorkload.name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if gone := setOf(tc.onNode(start, "n1")).gone(now); len(gone) != 0 {
-			t.Fatalf("pods %v evicted from the hot node without a metrics API", gone)
-		}
-		if d.count(msgUsageUnavailable) == 0 {
-			t.Fatalf("LowNodeUtilization never logged %q", msgUsageUnavailable)
-		}
-		if has, err := tc.hasTaint("n1", softTaintKey); err != nil || has {
-			t.Fatalf("soft taint on the hot node without usage: %v (err %v)", has, err)
-		}
-	})
+// heatPods sets the cpu usage of the pods among pods on node suffix.
+func heatPods(tc *tcase, pods []corev1.Pod, suffix, cpu string) {
+	for _, p := range tc.onNode(pods, suffix) {
+		tc.setUsage(p.Name, cpu, podMemory)
+	}
 }

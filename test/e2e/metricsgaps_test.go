@@ -37,12 +37,12 @@ const gapsMetrics = `metricsUtilization: {source: KubernetesMetrics, window: 40s
 //     that saw it, 20 to 30 s). It must count as what it requests, not as
 //     idle.
 //
-// n1: api pods A and B use 1000m each, the fresh pod F (requests 1600m)
+// n1: api pods A and B use 1000m each, the fresh pod F (requests 1400m)
 // 1200m: 200m baseline + 3400m = 85% > 70%. Relief to 70 - 10 = 60%
 // (2400m) needs 1000m. Pods go busiest first: F counted at its requests
-// (1600m) comes first and is enough alone (3400 - 1600 = 1800m). Were F
+// (1400m) comes first and is enough alone (3400 - 1400 = 2000m). Were F
 // counted idle (0m), A or B (1000m) would go instead. n3, n4: 1200m = 30%:
-// destinations with 1600m of headroom each.
+// destinations with 2800 - 1200 = 1600m of headroom each to the target.
 func TestMetricsServerGaps(t *testing.T) {
 	tc, _, pods := setUpHotspot(t, "gaps", 4, nil)
 	heatPods(tc, pods, "n1", "1000m")
@@ -54,10 +54,13 @@ func TestMetricsServerGaps(t *testing.T) {
 		_, err := tc.nodeMetrics("n2")
 		return err != nil, nil
 	})
-	fresh := workload{name: "fresh", replicas: 1, cpu: "1600m", memory: "100Mi",
+	fresh := workload{name: "fresh", replicas: 1, cpu: "1400m", memory: "100Mi",
 		annotations: usageAnnotations("1200m", "100Mi"),
-		mutate:      func(s *corev1.PodSpec) { s.NodeSelector[corev1.LabelHostname] = tc.nodeName("n1") }}
+		mutate:      func(s *corev1.PodSpec) { s.Affinity = preferNode(tc.nodeName("n1")) }}
 	f := tc.deploy(fresh)[0]
+	if f.Spec.NodeName != tc.nodeName("n1") {
+		t.Fatalf("the fresh pod landed on %s, want n1 (preferred affinity, requests balanced)", f.Spec.NodeName)
+	}
 	// The first scrape that sees F: n1's cpu includes it (kwok sums the
 	// node's pods), F itself has no metrics until two scrapes later.
 	tc.eventually("n1's cpu with the fresh pod", func() (bool, error) {
@@ -65,7 +68,10 @@ func TestMetricsServerGaps(t *testing.T) {
 		return err == nil && m.Usage.Cpu().Cmp(resource.MustParse("3000m")) > 0, nil
 	})
 
-	dir := t.TempDir()
+	dir := filepath.Join(suite.cluster.LogDir, tc.name) // kept with the logs when the case fails
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	policyFile, snapFile := filepath.Join(dir, "policy.yaml"), filepath.Join(dir, "cluster.json")
 	writeFile(t, policyFile, tc.policyWith(metricsServerProvider, hotspotProfile(gapsMetrics, "")))
 	tc.runBinary("snapshot", "-o", snapFile, "--kubeconfig", suite.cluster.Kubeconfig, "--policy", policyFile,
@@ -106,7 +112,8 @@ func TestMetricsServerGaps(t *testing.T) {
 		}
 	}
 	if len(plan.Evictions) != 1 || plan.Evictions[0].Pod != tc.name+"/"+f.Name {
-		t.Errorf("evictions %+v, want exactly %s/%s (counted at its requests, not idle)", plan.Evictions, tc.name, f.Name)
+		t.Errorf("evictions %+v, want exactly %s/%s (counted at its requests, not idle); simulate:\n%s",
+			plan.Evictions, tc.name, f.Name, out)
 	}
 	// F was only not measured yet: metrics-server serves it a scrape or two later.
 	tc.waitScraped([]corev1.Pod{f})
@@ -135,4 +142,13 @@ func usageSeries(t *testing.T, path string) map[string]bool {
 		}
 	}
 	return out
+}
+
+// preferNode prefers a node without requiring it: the pod still fits
+// elsewhere (DefaultEvictor's nodeFit).
+func preferNode(name string) *corev1.Affinity {
+	return &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+		PreferredDuringSchedulingIgnoredDuringExecution: []corev1.PreferredSchedulingTerm{{Weight: 100,
+			Preference: corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{{
+				Key: corev1.LabelHostname, Operator: corev1.NodeSelectorOpIn, Values: []string{name}}}}}}}}
 }

@@ -9,16 +9,6 @@ import (
 	"github.com/usage-descheduler/descheduler/test/e2e/harness"
 )
 
-// hotspotMetrics is the metricsUtilization and hysteresis of the usage
-// cases, short enough for a test: a 20 s mean over samples every 2 s (3
-// needed), hot for 6 s before a node is a source, released 10 points
-// under target, cooldowns far longer than a case.
-const hotspotMetrics = `metricsUtilization: {source: %s, window: 20s, aggregation: mean, pollInterval: 2s,
-        minSamples: 3, maxStaleness: 10s}
-      hysteresis: {overFor: 6s, releaseMargin: 10, nodeCooldown: 1m, workloadCooldown: 5m}
-      softTaint: {enabled: true}
-`
-
 // metricsServerProvider is the top-level metricsProviders entry of
 // metrics.k8s.io (policyWith's top).
 const metricsServerProvider = "metricsProviders:\n- source: KubernetesMetrics\n"
@@ -50,26 +40,23 @@ func hotspotProfile(metrics, deschedule string) string {
 // is overutilized by requests and every node is underutilized by them.
 var hotspotWorkload = workload{name: "api", cpu: "400m", memory: "400Mi"}
 
-// Usage the metrics server reports:
+// Usage kwok's emulated kubelets report:
 //
 //	hot node: 3800m of 4000m = 95% > 70% target; its 2 pods use 1800m
 //	each (plus 200m system, harness.NodeBaselineCPU). Evicting one leaves
 //	2000m = 50% <= 70 - 10 (releaseMargin), so exactly one pod is evicted.
-//	other nodes: 1200m = 30% <= 40%: destinations. Memory: 2Gi = 25%
-//	from the test server; 1Gi baseline + 2 x 400Mi = 22% from kwok.
+//	other nodes: 1200m = 30% <= 40%: destinations. Memory: 1Gi
+//	baseline + 2 x 400Mi = 22%.
 const (
-	hotNodeCPU  = "3800m"
-	hotPodCPU   = "1800m"
-	coolNodeCPU = "1200m"
-	coolPodCPU  = "500m"
-	nodeMemory  = "2Gi"
-	podMemory   = "400Mi"
+	hotPodCPU  = "1800m"
+	coolPodCPU = "500m"
+	podMemory  = "400Mi"
 )
 
 // setUpHotspot creates nodes n1..nN, deploys 2 pods per node (each using
-// coolPodCPU in kwok's emulated metrics, replacements too), checks the
-// spread and, with a test metrics server from m, reports n1 hot by usage.
-func setUpHotspot(t *testing.T, name string, nodes int, m func(tc *tcase) *harness.MetricsAPI) (*tcase, *harness.MetricsAPI, []corev1.Pod) {
+// coolPodCPU in kwok's emulated metrics, replacements too) and checks the
+// spread.
+func setUpHotspot(t *testing.T, name string, nodes int) (*tcase, []corev1.Pod) {
 	tc := newCase(t, name)
 	var ns []node
 	for i := 1; i <= nodes; i++ {
@@ -85,45 +72,32 @@ func setUpHotspot(t *testing.T, name string, nodes int, m func(tc *tcase) *harne
 			t.Fatalf("node %s has %d pods of %s, want 2 (requests balanced): %v", n.name, got, w.name, byNode(pods))
 		}
 	}
-	var metrics *harness.MetricsAPI
-	if m != nil {
-		metrics = m(tc)
-		for _, n := range ns {
-			heat(tc, metrics, pods, n.name, n.name == "n1")
-		}
-	}
-	return tc, metrics, pods
+	return tc, pods
 }
 
-// heat reports a node (and its pods among pods) hot or cool.
-func heat(tc *tcase, m *harness.MetricsAPI, pods []corev1.Pod, suffix string, hot bool) {
-	nodeCPU, podCPU := coolNodeCPU, coolPodCPU
-	if hot {
-		nodeCPU, podCPU = hotNodeCPU, hotPodCPU
-	}
-	m.SetNodeUsage(tc.nodeName(suffix), nodeCPU, nodeMemory)
-	for _, p := range tc.onNode(pods, suffix) {
-		m.SetPodUsage(p.Namespace, p.Name, podCPU, podMemory)
-	}
-}
-
-// realHotspotMetrics is hotspotMetrics for a real metrics-server, which
-// measures each node once per harness.MetricsResolution (10 s): 3 samples
-// take 20 to 30 s, so the window is 40 s, and the newest sample is up to
-// 10 s old plus the poll, so it turns stale only after a missed scrape
-// (25 s).
+// realHotspotMetrics is the metricsUtilization and hysteresis of the
+// usage cases, short enough for a test and fit for a real metrics-server,
+// which measures each node once per harness.MetricsResolution (10 s): a
+// 40 s mean over polls every 2 s, 3 samples needed (20 to 30 s of
+// scrapes); the newest sample is up to 10 s old plus the poll, so it
+// turns stale only after a missed scrape (25 s). Hot for 6 s before a
+// node is a source, released 10 points under target, cooldowns far longer
+// than a case.
 const realHotspotMetrics = `metricsUtilization: {source: KubernetesMetrics, window: 40s, aggregation: mean, pollInterval: 2s,
         minSamples: 3, maxStaleness: 25s}
       hysteresis: {overFor: 6s, releaseMargin: 10, nodeCooldown: 1m, workloadCooldown: 5m}
       softTaint: {enabled: true}
 `
 
-// setUpRealHotspot is setUpHotspot with usage from the real pipeline: n1's
-// pods use hotPodCPU (the others coolPodCPU), a metrics-server runs for the
-// case, and it returns once metrics-server serves every node and pod.
-func setUpRealHotspot(t *testing.T, name string, nodes int) (*tcase, *harness.MetricsServer, []corev1.Pod) {
-	tc, _, pods := setUpHotspot(t, name, nodes, nil)
-	heatPods(tc, pods, "n1", hotPodCPU)
+// setUpRealHotspot is setUpHotspot with usage from the real pipeline: the
+// pods of n1 and of the extra hot nodes use hotPodCPU (the others
+// coolPodCPU), a metrics-server runs for the case, and it returns once
+// metrics-server serves every node and pod.
+func setUpRealHotspot(t *testing.T, name string, nodes int, hot ...string) (*tcase, *harness.MetricsServer, []corev1.Pod) {
+	tc, pods := setUpHotspot(t, name, nodes)
+	for _, n := range append([]string{"n1"}, hot...) {
+		heatPods(tc, pods, n, hotPodCPU)
+	}
 	m := tc.startMetricsServer()
 	var suffixes []string
 	for i := 1; i <= nodes; i++ {

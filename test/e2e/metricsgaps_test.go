@@ -44,7 +44,7 @@ const gapsMetrics = `metricsUtilization: {source: KubernetesMetrics, window: 40s
 // counted idle (0m), A or B (1000m) would go instead. n3, n4: 1200m = 30%:
 // destinations with 2800 - 1200 = 1600m of headroom each to the target.
 func TestMetricsServerGaps(t *testing.T) {
-	tc, _, pods := setUpHotspot(t, "gaps", 4, nil)
+	tc, pods := setUpHotspot(t, "gaps", 4)
 	heatPods(tc, pods, "n1", "1000m")
 	tc.startMetricsServer()
 	tc.waitScraped(pods, "n1", "n2", "n3", "n4")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
@@ -96,4 +97,29 @@ func (tc *tcase) waitScraped(pods []corev1.Pod, nodeSuffixes ...string) {
 		}
 		return true, nil
 	})
+}
+
+// loadPod creates a pod without a controller (never evicted), bound to the
+// case's node suffix, requesting 100m / 100Mi and using cpu (100Mi) in
+// kwok's emulated metrics; it returns the pod once it runs.
+func (tc *tcase) loadPod(name, suffix, cpu string) corev1.Pod {
+	tc.t.Helper()
+	p := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: tc.name, Labels: map[string]string{"app": "load"},
+			Annotations: usageAnnotations(cpu, "100Mi")},
+		Spec: corev1.PodSpec{NodeName: tc.nodeName(suffix), TerminationGracePeriodSeconds: ptr(int64(0)),
+			Containers: []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10",
+				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+					corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("100Mi")}}}}},
+	}
+	if _, err := tc.client.CoreV1().Pods(tc.name).Create(tc.ctx, p, metav1.CreateOptions{}); err != nil {
+		tc.t.Fatalf("creating pod %s: %v", name, err)
+	}
+	var got *corev1.Pod
+	tc.eventually("pod "+name+" running", func() (bool, error) {
+		var err error
+		got, err = tc.client.CoreV1().Pods(tc.name).Get(tc.ctx, name, metav1.GetOptions{})
+		return err == nil && podReady(got), err
+	})
+	return *got
 }

@@ -28,6 +28,9 @@ const (
 // MetricsAPI is a test metrics.k8s.io server: an HTTPS server (self-signed)
 // in the test process serving the node and pod usage the test sets, and
 // registered with the API server through an APIService like metrics-server.
+// The e2e cases read usage from a real metrics-server (MetricsServer); this
+// server is for the live scale benchmark (test/e2e/scale), whose thousands
+// of nodes have no kubelet, not even kwok's, for metrics-server to scrape.
 type MetricsAPI struct {
 	// Port is the HTTPS port on 127.0.0.1.
 	Port int

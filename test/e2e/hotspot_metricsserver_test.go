@@ -55,7 +55,7 @@ func TestHotspotMetricsServer(t *testing.T) {
 		if gone := setOf(tc.onNode(before, "n2")).gone(now); len(gone) != 0 {
 			t.Fatalf("evicted %v from a cool node", gone)
 		}
-		// The node cools (700m = 17.5%): its 40 s mean drops below
+		// The node cools (700m = 17.5%): its 30 s mean drops below
 		// 70 - 10 = 60% and the taint goes.
 		heatPods(tc, now, "n1", coolPodCPU)
 		tc.waitTaint("n1", softTaintKey, false)
@@ -90,9 +90,9 @@ func TestHotspotMetricsServer(t *testing.T) {
 			return len(setOf(tainted).gone(now)) == len(tainted), err
 		})
 		// Long enough for the usage strategy to have acted had it usage:
-		// 3 samples (20 s at one scrape every 10 s) + overFor 6 s.
+		// 2 samples (10 s at one scrape every 10 s) + overFor 6 s.
 		done := d.count(msgCycleDone)
-		d.cycles(done + 10)
+		d.cycles(done + 7)
 		now, err := tc.pods(hotspotWorkload.name)
 		if err != nil {
 			t.Fatal(err)

@@ -78,13 +78,13 @@ func setUpHotspot(t *testing.T, name string, nodes int) (*tcase, []corev1.Pod) {
 // realHotspotMetrics is the metricsUtilization and hysteresis of the
 // usage cases, short enough for a test and fit for a real metrics-server,
 // which measures each node once per harness.MetricsResolution (10 s): a
-// 40 s mean over polls every 2 s, 3 samples needed (20 to 30 s of
+// 30 s mean over polls every 2 s, 2 samples needed (10 to 20 s of
 // scrapes); the newest sample is up to 10 s old plus the poll, so it
 // turns stale only after a missed scrape (25 s). Hot for 6 s before a
 // node is a source, released 10 points under target, cooldowns far longer
 // than a case.
-const realHotspotMetrics = `metricsUtilization: {source: KubernetesMetrics, window: 40s, aggregation: mean, pollInterval: 2s,
-        minSamples: 3, maxStaleness: 25s}
+const realHotspotMetrics = `metricsUtilization: {source: KubernetesMetrics, window: 30s, aggregation: mean, pollInterval: 2s,
+        minSamples: 2, maxStaleness: 25s}
       hysteresis: {overFor: 6s, releaseMargin: 10, nodeCooldown: 1m, workloadCooldown: 5m}
       softTaint: {enabled: true}
 `

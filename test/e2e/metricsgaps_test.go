@@ -16,15 +16,15 @@ import (
 	"github.com/usage-descheduler/descheduler/test/e2e/harness"
 )
 
-// gapsMetrics reads one sample as enough (the snapshot holds 12 s, one or
-// two scrapes) and acts at once (overFor 0).
+// gapsMetrics reads one sample as enough (the snapshot holds 4 s: one
+// scrape) and acts at once (overFor 0).
 const gapsMetrics = `metricsUtilization: {source: KubernetesMetrics, window: 40s, aggregation: mean, pollInterval: 2s,
         minSamples: 1, maxStaleness: 25s}
       hysteresis: {overFor: 0s, releaseMargin: 10}
 `
 
 // Case: what the real pipeline leaves out, which a test server serving
-// every object never did. `descheduler snapshot --duration` records 12 s
+// every object never did. `descheduler snapshot --duration` records 4 s
 // of a real metrics-server, and `simulate` plans on it:
 //
 //   - n2's scrape fails (its resource-metrics-path annotation removed:
@@ -33,9 +33,9 @@ const gapsMetrics = `metricsUtilization: {source: KubernetesMetrics, window: 40s
 //     usage `missing`, neither source nor destination, never an idle
 //     (underutilized) node.
 //   - a pod started just before the snapshot has no metrics yet (cpu is a
-//     rate: metrics-server serves a pod two scrapes after the first one
-//     that saw it, 20 to 30 s). It must count as what it requests, not as
-//     idle.
+//     rate: metrics-server serves a pod from the second scrape that sees
+//     it, 10 to 20 s after it starts). It must count as what it requests,
+//     not as idle.
 //
 // n1: api pods A and B use 1000m each, the fresh pod F (requests 1400m)
 // 1200m: 200m baseline + 3400m = 85% > 70%. Relief to 70 - 10 = 60%
@@ -62,7 +62,8 @@ func TestMetricsServerGaps(t *testing.T) {
 		t.Fatalf("the fresh pod landed on %s, want n1 (preferred affinity, requests balanced)", f.Spec.NodeName)
 	}
 	// The first scrape that sees F: n1's cpu includes it (kwok sums the
-	// node's pods), F itself has no metrics until two scrapes later.
+	// node's pods); F itself has no metrics until the next scrape, 10 s
+	// later, and the snapshot (4 s) ends before it.
 	tc.eventually("n1's cpu with the fresh pod", func() (bool, error) {
 		m, err := tc.nodeMetrics("n1")
 		return err == nil && m.Usage.Cpu().Cmp(resource.MustParse("3000m")) > 0, nil
@@ -75,7 +76,7 @@ func TestMetricsServerGaps(t *testing.T) {
 	policyFile, snapFile := filepath.Join(dir, "policy.yaml"), filepath.Join(dir, "cluster.json")
 	writeFile(t, policyFile, tc.policyWith(metricsServerProvider, hotspotProfile(gapsMetrics, "")))
 	tc.runBinary("snapshot", "-o", snapFile, "--kubeconfig", suite.cluster.Kubeconfig, "--policy", policyFile,
-		"--duration", "12s", "--interval", "2s", "-q")
+		"--duration", "4s", "--interval", "2s", "-q")
 	now := time.Now().UTC().Truncate(time.Second).Add(time.Second)
 	series := usageSeries(t, snapFile)
 	if series["PodUsageSeries/"+f.Name] {

@@ -77,7 +77,7 @@ func (tc *tcase) podMetrics() (map[string]metricsv1beta1.PodMetrics, error) {
 
 // waitScraped waits until metrics-server serves every given pod and node
 // of the case (cpu being a rate, that takes two scrapes after a pod or a
-// node appears: 10 to 30 s).
+// node appears: 10 to 20 s).
 func (tc *tcase) waitScraped(pods []corev1.Pod, nodeSuffixes ...string) {
 	tc.t.Helper()
 	tc.eventually(fmt.Sprintf("metrics of %d pods and %d nodes", len(pods), len(nodeSuffixes)), func() (bool, error) {

@@ -38,8 +38,8 @@ import (
 // cooldown (5m) keeping the api pods from being evicted again. Both runs
 // must see that: the same replacement node, the same hot node.
 //
-// The same starting cluster is written with `descheduler snapshot` (25 s
-// of samples: three scrapes) and simulated with `simulate --cycles N --interval 3s
+// The same starting cluster is written with `descheduler snapshot` (15 s
+// of samples: two scrapes) and simulated with `simulate --cycles N --interval 3s
 // --pod-startup 0` (kwok makes pods Ready at once); the live binary runs
 // N cycles with usage at the same interval. The nodes over target at the
 // end must be the same set; the evictions may differ by one (tolerance: a
@@ -87,7 +87,7 @@ func TestRefereeSimulatorMatchesLiveHotspot(t *testing.T) {
 		t.Fatal(err)
 	}
 	tc.runBinary("snapshot", "-o", snapFile, "--kubeconfig", suite.cluster.Kubeconfig, "--policy", policyFile,
-		"--duration", "25s", "--interval", "2s", "-q")
+		"--duration", "15s", "--interval", "2s", "-q")
 	now := time.Now().UTC().Truncate(time.Second).Add(time.Second)
 
 	d := tc.runUsage("referee", policy, "--descheduling-interval", "3s", "--history-configmap", "")
@@ -144,8 +144,8 @@ func TestRefereeSimulatorMatchesLiveHotspot(t *testing.T) {
 const refereeCycles = 12
 
 // refereeProfile relieves cpu hotspots by usage (metrics.k8s.io) with a
-// 35 s mean over 2 s polls (metrics-server measures every 10 s: 3 samples
-// within 35 s, stale after a missed scrape), no overFor delay, the soft
+// 35 s mean over 2 s polls (metrics-server measures every 10 s: 2 samples
+// needed, stale after a missed scrape), no overFor delay, the soft
 // taint, and the workload budget on.
 const refereeProfile = `- name: referee
   pluginConfig:
@@ -158,7 +158,7 @@ const refereeProfile = `- name: referee
       thresholds: {cpu: 40, memory: 40, pods: 40}
       targetThresholds: {cpu: 70, memory: 80, pods: 80}
       metricsUtilization: {source: KubernetesMetrics, window: 35s, aggregation: mean, pollInterval: 2s,
-        minSamples: 3, maxStaleness: 25s}
+        minSamples: 2, maxStaleness: 25s}
       hysteresis: {overFor: 0s, releaseMargin: 10, nodeCooldown: 1m, workloadCooldown: 5m}
       softTaint: {enabled: true}
   plugins:

@@ -35,11 +35,15 @@ func ResourceMetricsPath(node string) string {
 }
 
 // kwokConfig is kwok's metrics-resource Metric (kustomize/metrics/resource
-// of kwok v0.7.0) with two changes: a node reports a baseline beyond its
+// of kwok v0.7.0) with three changes: a node reports a baseline beyond its
 // pods (0.2 cores, 1 GiB; a real node is never at zero, and metrics-server
-// drops a node whose cumulative cpu or memory reads 0), and a container's
-// start time is its pod's creation time in seconds since the epoch, as the
-// kubelet reports it. The ClusterResourceUsage is kwok's
+// drops a node whose cumulative cpu or memory reads 0); a container's
+// cumulative cpu starts at a microsecond, not 0, as a running container's
+// does (kwok integrates from its first read, and metrics-server drops a
+// container reading 0, which would delay every new pod's metrics by a
+// scrape); and a container's start time is its pod's creation time in
+// seconds since the epoch (rounded: kwok computes it from the clock), as
+// the kubelet reports it. The ClusterResourceUsage is kwok's
 // usage-from-annotation.
 const kwokConfig = `apiVersion: kwok.x-k8s.io/v1alpha1
 kind: Metric
@@ -70,7 +74,7 @@ spec:
     - {name: container, value: 'container.name'}
     - {name: namespace, value: 'pod.metadata.namespace'}
     - {name: pod, value: 'pod.metadata.name'}
-    value: 'pod.CumulativeUsage("cpu", container.name)'
+    value: 'pod.CumulativeUsage("cpu", container.name) + 0.000001'
   - name: container_memory_working_set_bytes
     dimension: container
     help: "Current working set of the container in bytes"

@@ -11,65 +11,8 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	metricsclient "k8s.io/metrics/pkg/client/clientset/versioned"
-
 	"github.com/usage-descheduler/descheduler/test/e2e/harness"
 )
-
-// The real pipeline: metrics-server scrapes kwok's emulated kubelet of
-// each node and serves, through the API server's aggregation layer (as a
-// descheduler in a cluster reads it), a node's usage as its pods' usage
-// annotations plus the node baseline (200m, 1Gi), and a pod's as its
-// annotations; metrics.k8s.io disappears with its APIService. Cases of
-// usage-driven strategies build on it.
-func TestHarnessMetricsServer(t *testing.T) {
-	tc := newCase(t, "harness-metrics")
-	tc.addNodes(stdNode("n1", nil))
-	busy := tc.loadPod("busy", "n1", "900m")
-	tc.setUsage("busy", "900m", "512Mi")
-	m := tc.startMetricsServer()
-	tc.waitScraped([]corev1.Pod{busy}, "n1")
-
-	client, err := metricsclient.NewForConfig(suite.cluster.RESTConfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nm, err := client.MetricsV1beta1().NodeMetricses().Get(tc.ctx, tc.nodeName("n1"), metav1.GetOptions{})
-	if err != nil {
-		t.Fatalf("reading node metrics through the API server: %v", err)
-	}
-	// cpu is a rate over the scrape interval: allow a millicore either way.
-	if got := nm.Usage.Cpu().MilliValue(); got < 1099 || got > 1101 {
-		t.Errorf("node cpu = %dm, want 900m + 200m baseline", got)
-	}
-	if got, want := nm.Usage.Memory().Value(), int64(512<<20+1<<30); got != want {
-		t.Errorf("node memory = %d, want %d (512Mi + 1Gi baseline)", got, want)
-	}
-	if w := nm.Window.Duration; w < harness.MetricsResolution-time.Second || w > 2*harness.MetricsResolution {
-		t.Errorf("node window = %v, want about the %v resolution", w, harness.MetricsResolution)
-	}
-	pods, err := client.MetricsV1beta1().PodMetricses(tc.name).List(tc.ctx, metav1.ListOptions{})
-	if err != nil || len(pods.Items) != 1 || pods.Items[0].Containers[0].Usage.Memory().Value() != 512<<20 {
-		t.Fatalf("pod metrics = %+v (err %v), want busy with 512Mi", pods, err)
-	}
-
-	if err := m.Close(tc.ctx); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(waitTimeout)
-	for {
-		_, err := client.MetricsV1beta1().NodeMetricses().List(tc.ctx, metav1.ListOptions{})
-		if err != nil {
-			break // the API is gone, as after removing metrics-server
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("metrics.k8s.io still served after deleting the APIService")
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-}
 
 // Prometheus scrapes the test exporter and the descheduler's node CPU query
 // returns the usage the test set (3 of 4 cores busy). The range is 5s, not

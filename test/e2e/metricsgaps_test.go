@@ -46,8 +46,9 @@ const gapsMetrics = `metricsUtilization: {source: KubernetesMetrics, window: 40s
 func TestMetricsServerGaps(t *testing.T) {
 	tc, pods := setUpHotspot(t, "gaps", 4)
 	heatPods(tc, pods, "n1", "1000m")
-	tc.startMetricsServer()
+	metrics := tc.startMetricsServer()
 	tc.waitScraped(pods, "n1", "n2", "n3", "n4")
+	checkEmulatedUsage(tc, pods)
 
 	tc.patchNode("n2", fmt.Sprintf(`{"metadata":{"annotations":{%q:null}}}`, harness.ResourceMetricsPathAnnotation))
 	tc.eventually("n2 gone from metrics.k8s.io (scrape failing)", func() (bool, error) {
@@ -116,8 +117,52 @@ func TestMetricsServerGaps(t *testing.T) {
 		t.Errorf("evictions %+v, want exactly %s/%s (counted at its requests, not idle); simulate:\n%s",
 			plan.Evictions, tc.name, f.Name, out)
 	}
-	// F was only not measured yet: metrics-server serves it a scrape or two later.
+	// F was only not measured yet: metrics-server serves it a scrape later.
 	tc.waitScraped([]corev1.Pod{f})
+
+	// metrics.k8s.io disappears with its APIService, as after removing
+	// metrics-server.
+	if err := metrics.Close(tc.ctx); err != nil {
+		t.Fatal(err)
+	}
+	tc.eventually("metrics.k8s.io gone with its APIService", func() (bool, error) {
+		_, err := tc.nodeMetrics("n1")
+		return err != nil, nil
+	})
+}
+
+// checkEmulatedUsage checks what metrics-server serves through the API
+// server's aggregation layer (as a descheduler in a cluster reads it) for
+// n3 of the case and its pods (among pods): a node's usage is its pods'
+// usage annotations plus the node baseline (200m, 1Gi), a pod's is its
+// annotations, and the window is the 10 s between two scrapes.
+func checkEmulatedUsage(tc *tcase, pods []corev1.Pod) {
+	tc.t.Helper()
+	nm, err := tc.nodeMetrics("n3")
+	if err != nil {
+		tc.t.Fatalf("reading node metrics through the API server: %v", err)
+	}
+	// cpu is a rate over the scrape interval: allow a millicore either way.
+	if got := nm.Usage.Cpu().MilliValue(); got < 1199 || got > 1201 {
+		tc.t.Errorf("node cpu = %dm, want 2 x 500m + 200m baseline", got)
+	}
+	if got, want := nm.Usage.Memory().Value(), int64(2*400<<20+1<<30); got != want {
+		tc.t.Errorf("node memory = %d, want %d (2 x 400Mi + 1Gi baseline)", got, want)
+	}
+	if w := nm.Window.Duration; w < harness.MetricsResolution-time.Second || w > 2*harness.MetricsResolution {
+		tc.t.Errorf("node window = %v, want about the %v resolution", w, harness.MetricsResolution)
+	}
+	got, err := tc.podMetrics()
+	if err != nil {
+		tc.t.Fatal(err)
+	}
+	for _, p := range tc.onNode(pods, "n3") {
+		c := got[p.Name].Containers
+		if len(c) != 1 || c[0].Usage.Memory().Value() != 400<<20 || c[0].Usage.Cpu().MilliValue() < 499 ||
+			c[0].Usage.Cpu().MilliValue() > 501 {
+			tc.t.Errorf("pod %s metrics %+v, want one container using 500m and 400Mi", p.Name, c)
+		}
+	}
 }
 
 // usageSeries returns "KIND/NAME" of every usage series in a JSON snapshot.

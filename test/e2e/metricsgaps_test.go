@@ -16,7 +16,7 @@ import (
 	"github.com/usage-descheduler/descheduler/test/e2e/harness"
 )
 
-// gapsMetrics reads one sample as enough (the snapshot holds 4 s: one
+// gapsMetrics reads one sample as enough (the snapshot holds 2 s: one
 // scrape) and acts at once (overFor 0).
 const gapsMetrics = `metricsUtilization: {source: KubernetesMetrics, window: 40s, aggregation: mean, pollInterval: 2s,
         minSamples: 1, maxStaleness: 25s}
@@ -24,7 +24,7 @@ const gapsMetrics = `metricsUtilization: {source: KubernetesMetrics, window: 40s
 `
 
 // Case: what the real pipeline leaves out, which a test server serving
-// every object never did. `descheduler snapshot --duration` records 4 s
+// every object never did. `descheduler snapshot --duration` records 2 s
 // of a real metrics-server, and `simulate` plans on it:
 //
 //   - n2's scrape fails (its resource-metrics-path annotation removed:
@@ -64,7 +64,7 @@ func TestMetricsServerGaps(t *testing.T) {
 	}
 	// The first scrape that sees F: n1's cpu includes it (kwok sums the
 	// node's pods); F itself has no metrics until the next scrape, 10 s
-	// later, and the snapshot (4 s) ends before it.
+	// later, and the snapshot (2 s) ends well before it.
 	tc.eventually("n1's cpu with the fresh pod", func() (bool, error) {
 		m, err := tc.nodeMetrics("n1")
 		return err == nil && m.Usage.Cpu().Cmp(resource.MustParse("3000m")) > 0, nil
@@ -77,7 +77,7 @@ func TestMetricsServerGaps(t *testing.T) {
 	policyFile, snapFile := filepath.Join(dir, "policy.yaml"), filepath.Join(dir, "cluster.json")
 	writeFile(t, policyFile, tc.policyWith(metricsServerProvider, hotspotProfile(gapsMetrics, "")))
 	tc.runBinary("snapshot", "-o", snapFile, "--kubeconfig", suite.cluster.Kubeconfig, "--policy", policyFile,
-		"--duration", "4s", "--interval", "2s", "-q")
+		"--duration", "2s", "--interval", "1s", "-q")
 	now := time.Now().UTC().Truncate(time.Second).Add(time.Second)
 	series := usageSeries(t, snapFile)
 	if series["PodUsageSeries/"+f.Name] {

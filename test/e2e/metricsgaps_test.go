@@ -142,8 +142,10 @@ func checkEmulatedUsage(tc *tcase, pods []corev1.Pod) {
 	if err != nil {
 		tc.t.Fatalf("reading node metrics through the API server: %v", err)
 	}
-	// cpu is a rate over the scrape interval: allow a millicore either way.
-	if got := nm.Usage.Cpu().MilliValue(); got < 1199 || got > 1201 {
+	// cpu is a rate over the scrape interval, timed by metrics-server when
+	// it sends the request and counted by kwok when it answers: allow 2%
+	// either way for the answer's delay changing between scrapes.
+	if got := nm.Usage.Cpu().MilliValue(); got < 1176 || got > 1224 {
 		tc.t.Errorf("node cpu = %dm, want 2 x 500m + 200m baseline", got)
 	}
 	if got, want := nm.Usage.Memory().Value(), int64(2*400<<20+1<<30); got != want {
@@ -158,8 +160,8 @@ func checkEmulatedUsage(tc *tcase, pods []corev1.Pod) {
 	}
 	for _, p := range tc.onNode(pods, "n3") {
 		c := got[p.Name].Containers
-		if len(c) != 1 || c[0].Usage.Memory().Value() != 400<<20 || c[0].Usage.Cpu().MilliValue() < 499 ||
-			c[0].Usage.Cpu().MilliValue() > 501 {
+		if len(c) != 1 || c[0].Usage.Memory().Value() != 400<<20 || c[0].Usage.Cpu().MilliValue() < 490 ||
+			c[0].Usage.Cpu().MilliValue() > 510 {
 			tc.t.Errorf("pod %s metrics %+v, want one container using 500m and 400Mi", p.Name, c)
 		}
 	}

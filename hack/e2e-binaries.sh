@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the binaries the end-to-end suite runs (etcd, kube-apiserver,
-# kube-scheduler, kube-controller-manager, kwok) once per pinned version into a
-# cache directory outside the repository, and skips the build when the cached
-# binaries are present and report the expected versions.
+# kube-scheduler, kube-controller-manager, kwok, metrics-server) once per
+# pinned version into a cache directory outside the repository, and skips the
+# build when the cached binaries are present and report the expected versions.
 #
 # Usage: hack/e2e-binaries.sh            build what is missing, print the directory
 #        E2E_BIN_DIR=DIR hack/e2e-binaries.sh   use another cache directory
@@ -11,6 +11,7 @@ set -euo pipefail
 K8S_VERSION=v1.34.4
 ETCD_VERSION=v3.6.16
 KWOK_VERSION=v0.7.0
+METRICS_SERVER_VERSION=v0.8.0
 NEED_GIB=5
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -35,6 +36,7 @@ version_ok kube-scheduler "Kubernetes $K8S_VERSION" || missing+=(kube-scheduler)
 version_ok kube-controller-manager "Kubernetes $K8S_VERSION" || missing+=(kube-controller-manager)
 version_ok etcd "${ETCD_VERSION#v}" || missing+=(etcd)
 version_ok kwok "$KWOK_VERSION" || missing+=(kwok)
+version_ok metrics-server "$METRICS_SERVER_VERSION" || missing+=(metrics-server)
 
 if [[ ${#missing[@]} -eq 0 ]]; then
 	log "all binaries cached in $BIN_DIR"
@@ -85,12 +87,21 @@ if [[ " ${missing[*]} " == *" kwok "* ]]; then
 	GOBIN="$STAGE" CGO_ENABLED=0 GOFLAGS= "$GO" install -trimpath \
 		-ldflags "-s -w" "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
 fi
+if [[ " ${missing[*]} " == *" metrics-server "* ]]; then
+	log "building metrics-server $METRICS_SERVER_VERSION (cold: ~3 min on 2 cores)"
+	# --version prints client-go's version variable, which metrics-server's
+	# own Makefile sets the same way (without it: v0.0.0-master).
+	GOBIN="$STAGE" CGO_ENABLED=0 GOFLAGS= "$GO" install -trimpath \
+		-ldflags "-s -w -X k8s.io/client-go/pkg/version.gitVersion=$METRICS_SERVER_VERSION" \
+		"sigs.k8s.io/metrics-server/cmd/metrics-server@$METRICS_SERVER_VERSION"
+fi
 mv -f "$STAGE"/* "$BIN_DIR"/
 
 for b in "${missing[@]}"; do
 	case "$b" in
 	etcd) version_ok etcd "${ETCD_VERSION#v}" || die "built etcd does not report ${ETCD_VERSION#v}" ;;
 	kwok) version_ok kwok "$KWOK_VERSION" || die "built kwok does not report $KWOK_VERSION" ;;
+	metrics-server) version_ok metrics-server "$METRICS_SERVER_VERSION" || die "built metrics-server does not report $METRICS_SERVER_VERSION" ;;
 	*) version_ok "$b" "Kubernetes $K8S_VERSION" || die "built $b does not report Kubernetes $K8S_VERSION" ;;
 	esac
 done

@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/usage-descheduler/descheduler/test/e2e/harness"
 )
 
 const (
@@ -116,12 +118,16 @@ func (tc *tcase) nodeObject(n node) *corev1.Node {
 		corev1.ResourceMemory: resource.MustParse(n.memory),
 		corev1.ResourcePods:   resource.MustParse("110"),
 	}
+	// kwok serves the node's emulated kubelet resource metrics at the
+	// annotated path on 127.0.0.1 (kwok keeps addresses a node comes with).
 	return &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels,
-			Annotations: map[string]string{"kwok.x-k8s.io/node": "fake"}},
+			Annotations: map[string]string{"kwok.x-k8s.io/node": "fake",
+				harness.ResourceMetricsPathAnnotation: harness.ResourceMetricsPath(name)}},
 		Spec: corev1.NodeSpec{Unschedulable: n.unschedulable},
 		Status: corev1.NodeStatus{Capacity: list, Allocatable: list,
-			NodeInfo: corev1.NodeSystemInfo{Architecture: "amd64", OperatingSystem: "linux", KubeletVersion: "fake"}},
+			Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "127.0.0.1"}},
+			NodeInfo:  corev1.NodeSystemInfo{Architecture: "amd64", OperatingSystem: "linux", KubeletVersion: "fake"}},
 	}
 }
 

@@ -2,8 +2,9 @@
 # (`include test/e2e/e2e.mk`) or run alone: `make -f test/e2e/e2e.mk e2e`.
 #
 #   make e2e-binaries  build etcd, kube-apiserver, kube-scheduler,
-#                      kube-controller-manager and kwok once per version into
-#                      $(E2E_BIN_DIR) (cold ~8-15 min on 2 cores, then cached)
+#                      kube-controller-manager, kwok and metrics-server once
+#                      per version into $(E2E_BIN_DIR) (cold ~10-18 min on 2
+#                      cores, then cached)
 #   make e2e-prometheus  apt-get install Debian's prometheus when it is absent
 #   make e2e           the suite against a real control plane (~1 min warm)
 #   E2E_SKIP=1         skips every e2e target, for fast local loops only (never in CI)

@@ -11,60 +11,8 @@ import (
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	metricsclient "k8s.io/metrics/pkg/client/clientset/versioned"
-
 	"github.com/usage-descheduler/descheduler/test/e2e/harness"
 )
-
-// The test metrics.k8s.io server is reachable through the API server's
-// aggregation layer (as a descheduler in a cluster would read it) and
-// disappears with its APIService. Cases of usage-driven strategies build on it.
-func TestHarnessMetricsAPI(t *testing.T) {
-	ctx := context.Background()
-	m, err := harness.StartMetricsAPI()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	if err := m.Register(ctx, suite.cluster); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = m.Unregister(ctx, suite.cluster) }()
-	m.SetNodeUsage("hot-node", "3800m", "6Gi")
-	m.SetPodUsage("default", "busy", "900m", "512Mi")
-
-	client, err := metricsclient.NewForConfig(suite.cluster.RESTConfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nm, err := client.MetricsV1beta1().NodeMetricses().Get(ctx, "hot-node", metav1.GetOptions{})
-	if err != nil {
-		t.Fatalf("reading node metrics through the API server: %v", err)
-	}
-	if got := nm.Usage.Cpu().MilliValue(); got != 3800 {
-		t.Errorf("node cpu = %dm, want 3800m", got)
-	}
-	pods, err := client.MetricsV1beta1().PodMetricses("default").List(ctx, metav1.ListOptions{})
-	if err != nil || len(pods.Items) != 1 || pods.Items[0].Containers[0].Usage.Memory().Value() != 512<<20 {
-		t.Fatalf("pod metrics = %+v (err %v), want busy with 512Mi", pods, err)
-	}
-
-	if err := m.Unregister(ctx, suite.cluster); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(waitTimeout)
-	for {
-		_, err := client.MetricsV1beta1().NodeMetricses().List(ctx, metav1.ListOptions{})
-		if err != nil {
-			break // the API is gone, as after removing metrics-server
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("metrics.k8s.io still served after deleting the APIService")
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-}
 
 // Prometheus scrapes the test exporter and the descheduler's node CPU query
 // returns the usage the test set (3 of 4 cores busy). The range is 5s, not

@@ -14,16 +14,17 @@ const historyNamespace = "kube-system"
 
 // Case 7: the eviction history survives a restart. A first process evicts
 // one pod from the hot node and persists it; a second one, started while
-// the node is still hot, loads it and keeps the node and workload
-// cooldowns: nothing is evicted although the node stays hot for longer
-// than overFor after its collector has samples.
+// the node is still hot (the pod left on it takes over the load: 3600m),
+// loads it and keeps the node and workload cooldowns: nothing is evicted
+// although the node stays hot for longer than overFor after its collector
+// has samples. Usage comes from a real metrics-server.
 func TestHistoryAcrossRestarts(t *testing.T) {
-	tc, _, before := setUpHotspot(t, "history", 3, (*tcase).startMetrics)
+	tc, _, before := setUpRealHotspot(t, "history", 3)
 	cm := tc.name + "-history"
 	t.Cleanup(func() {
 		_ = tc.client.CoreV1().ConfigMaps(historyNamespace).Delete(tc.ctx, cm, metav1.DeleteOptions{})
 	})
-	policy := tc.policyWith(metricsServerProvider, hotspotProfile(strings.Replace(hotspotMetrics, "%s", "KubernetesMetrics", 1), ""))
+	policy := tc.policyWith(metricsServerProvider, hotspotProfile(realHotspotMetrics, ""))
 	flags := []string{"--descheduling-interval", "3s", "--history-configmap", cm}
 
 	first := tc.runUsage("first", policy, flags...)
@@ -44,6 +45,7 @@ func TestHistoryAcrossRestarts(t *testing.T) {
 	}
 
 	start := tc.waitRunning(hotspotWorkload.name, len(before))
+	heatPods(tc, start, "n1", "3600m")
 	second := tc.runUsage("second", policy, flags...)
 	second.cyclesWithUsage(4)
 	now := tc.waitRunning(hotspotWorkload.name, len(before))

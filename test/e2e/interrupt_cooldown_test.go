@@ -19,7 +19,7 @@ import (
 var cooldownHotNodes = []string{"n1", "n2", "n3", "n4"}
 
 // Case: a usage-driven cycle with 4 evictions is interrupted (SIGTERM, or
-// SIGKILL) after 2; the nodes stay hot. The restarted descheduler knows
+// SIGKILL) after 2; the nodes stay hot (usage from a real metrics-server). The restarted descheduler knows
 // the evictions (from the ConfigMap after SIGTERM; re-derived from the
 // Descheduled Events, which name the pods' ReplicaSet, after SIGKILL), so
 // the workload cooldown (5m) and node cooldowns (1m) hold: it evicts
@@ -33,15 +33,12 @@ func TestInterruptedCycleKeepsCooldowns(t *testing.T) {
 
 func interruptedCooldowns(t *testing.T, sig syscall.Signal) {
 	name := map[syscall.Signal]string{syscall.SIGTERM: "cooldown-term", syscall.SIGKILL: "cooldown-kill"}[sig]
-	tc, metrics, before := setUpHotspot(t, name, 9, (*tcase).startMetrics)
-	for _, n := range cooldownHotNodes[1:] {
-		heat(tc, metrics, before, n, true)
-	}
+	tc, _, before := setUpRealHotspot(t, name, 9, cooldownHotNodes[1:]...)
 	cm := tc.name + "-history"
 	t.Cleanup(func() {
 		_ = tc.client.CoreV1().ConfigMaps(historyNamespace).Delete(tc.ctx, cm, metav1.DeleteOptions{})
 	})
-	policy := tc.policyWith(metricsServerProvider, hotspotProfile(strings.Replace(hotspotMetrics, "%s", "KubernetesMetrics", 1), ""))
+	policy := tc.policyWith(metricsServerProvider, hotspotProfile(realHotspotMetrics, ""))
 	flags := []string{"--descheduling-interval", "3s", "--history-configmap", cm}
 	// 2 API calls a second (shared by evictions, Events and the metrics
 	// polls) stretch the cycle's 4 evictions over seconds.
@@ -75,7 +72,14 @@ func interruptedCooldowns(t *testing.T, sig syscall.Signal) {
 		t.Errorf("after SIGTERM the history ConfigMap holds %v of the evicted %v", saved, gone)
 	}
 
+	// The nodes stay hot: the pod left on a relieved node takes over the
+	// load (3600m, 95% again).
 	start := tc.waitRunning(hotspotWorkload.name, len(before))
+	for _, n := range cooldownHotNodes {
+		if on := tc.onNode(start, n); len(on) == 1 {
+			heatPods(tc, on, n, "3600m")
+		}
+	}
 	second := tc.runUsage("second", policy, flags...)
 	second.cyclesWithUsage(4)
 	if ev := second.evicted(); len(ev) != 0 {

@@ -1,6 +1,7 @@
 // Package e2e runs the real descheduler binary against a real control plane
 // (etcd, kube-apiserver, kube-scheduler, kube-controller-manager) with kwok
-// fake nodes. Every case asserts on the API server's state.
+// fake nodes; the usage cases read a real metrics-server scraping kwok's
+// emulated kubelets. Every case asserts on the API server's state.
 //
 // Environment:
 //

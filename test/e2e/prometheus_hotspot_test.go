@@ -64,7 +64,7 @@ func startHotPrometheus(t *testing.T, tc *tcase, pods []corev1.Pod) string {
 // cAdvisor series of the test exporter): only the hot node loses a pod,
 // exactly one, and it gets the soft taint.
 func TestHotspotPrometheus(t *testing.T) {
-	tc, _, before := setUpHotspot(t, "hotspot-prom", 4, nil)
+	tc, before := setUpHotspot(t, "hotspot-prom", 4)
 	provider := startHotPrometheus(t, tc, before)
 	metrics := fmt.Sprintf(`metricsUtilization:
         source: Prometheus

@@ -50,7 +50,7 @@ func upstreamProfile() string {
 // none; the soft taint sends the replacement elsewhere; the node cooldown
 // holds while the node stays hot.
 func TestHotspotPrometheusUpstreamQuery(t *testing.T) {
-	tc, _, before := setUpHotspot(t, "hotspot-query", 4, nil)
+	tc, before := setUpHotspot(t, "hotspot-query", 4)
 	provider := startHotPrometheus(t, tc, before)
 	d := tc.runUsage("query", tc.policyWith(provider, upstreamProfile()),
 		"--descheduling-interval", "3s", "--history-configmap", "")

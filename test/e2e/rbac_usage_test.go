@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -10,12 +9,13 @@ import (
 
 // The RBAC of deploy/kustomize/base plus the soft-taint component, used by
 // the binary with the ServiceAccount's token (not the admin kubeconfig): it
-// reads usage from metrics.k8s.io (base ClusterRole), taints the hot node
-// ("patch nodes" of the component), evicts through pods/eviction and keeps
-// its history in the pre-created ConfigMap (get/update only).
+// reads usage from metrics.k8s.io (base ClusterRole; a real metrics-server),
+// taints the hot node ("patch nodes" of the component), evicts through
+// pods/eviction and keeps its history in the pre-created ConfigMap
+// (get/update only).
 func TestManifestRBACSoftTaintAndMetrics(t *testing.T) {
 	d := newDeployTools(t)
-	tc, _, before := setUpHotspot(t, "rbac-usage", 3, (*tcase).startMetrics)
+	tc, _, before := setUpRealHotspot(t, "rbac-usage", 3)
 	base := d.path("deploy/kustomize/base")
 	taintRole := d.path("deploy/kustomize/components/soft-taint/clusterrole.yaml")
 	t.Cleanup(func() {
@@ -36,7 +36,7 @@ func TestManifestRBACSoftTaintAndMetrics(t *testing.T) {
 		}
 	}
 
-	policy := tc.policyWith(metricsServerProvider, hotspotProfile(fmt.Sprintf(hotspotMetrics, "KubernetesMetrics"), ""))
+	policy := tc.policyWith(metricsServerProvider, hotspotProfile(realHotspotMetrics, ""))
 	u := tc.runUsage("serviceaccount", policy, "--kubeconfig", kubeconfig, "--descheduling-interval", "3s")
 	gone := u.waitEviction(before)
 	tc.requireEvictedFrom(before, gone, "n1")

@@ -13,12 +13,13 @@ import (
 	"time"
 )
 
-// Issue 17: "The multi-cycle simulator stays the referee: its scheduler
-// model and usage model must keep matching the e2e behaviour (a test runs
-// the same hotspot both ways and compares which nodes end hot)."
+// The multi-cycle simulator stays the referee: its scheduler model and
+// usage model must keep matching the e2e behaviour, so this case runs the
+// same hotspot both ways and compares which nodes end hot.
 //
-// The cluster (six 4-core kwok nodes, usage from a metrics.k8s.io server
-// that the test keeps in step with the pods, see usageFollower):
+// The cluster (six 4-core kwok nodes, usage from a real metrics-server
+// scraping kwok's emulated kubelets, the pods' loads kept in step with
+// the pods by usageFollower):
 //
 //	Deployment api: 12 pods of 400m / 400Mi, 2 per node (requests 20%).
 //	n1: its two api pods use 1500m each; + 200m system = 3200m = 80% > 70%
@@ -37,8 +38,8 @@ import (
 // cooldown (5m) keeping the api pods from being evicted again. Both runs
 // must see that: the same replacement node, the same hot node.
 //
-// The same starting cluster is written with `descheduler snapshot` (8 s of
-// samples) and simulated with `simulate --cycles N --interval 3s
+// The same starting cluster is written with `descheduler snapshot` (15 s
+// of samples: two scrapes) and simulated with `simulate --cycles N --interval 3s
 // --pod-startup 0` (kwok makes pods Ready at once); the live binary runs
 // N cycles with usage at the same interval. The nodes over target at the
 // end must be the same set; the evictions may differ by one (tolerance: a
@@ -61,8 +62,7 @@ func TestRefereeSimulatorMatchesLiveHotspot(t *testing.T) {
 	for i := 3; i <= 6; i++ {
 		tc.bareFiller(fmt.Sprintf("filler-n%d", i), fmt.Sprintf("n%d", i))
 	}
-	metrics := tc.startMetrics()
-	f := newUsageFollower(tc, metrics)
+	f := newUsageFollower(tc)
 	for _, p := range pods {
 		cpu := int64(500)
 		switch p.Spec.NodeName {
@@ -77,6 +77,8 @@ func TestRefereeSimulatorMatchesLiveHotspot(t *testing.T) {
 		f.setLoad(fmt.Sprintf("filler-n%d", i), 50, 100)
 	}
 	f.start()
+	tc.startMetricsServer()
+	tc.waitScraped(pods, "n1", "n2", "n3", "n4", "n5", "n6")
 
 	policy := tc.policyWith(metricsServerProvider, refereeProfile)
 	dir := t.TempDir()
@@ -85,7 +87,7 @@ func TestRefereeSimulatorMatchesLiveHotspot(t *testing.T) {
 		t.Fatal(err)
 	}
 	tc.runBinary("snapshot", "-o", snapFile, "--kubeconfig", suite.cluster.Kubeconfig, "--policy", policyFile,
-		"--duration", "8s", "--interval", "2s", "-q")
+		"--duration", "15s", "--interval", "2s", "-q")
 	now := time.Now().UTC().Truncate(time.Second).Add(time.Second)
 
 	d := tc.runUsage("referee", policy, "--descheduling-interval", "3s", "--history-configmap", "")
@@ -135,12 +137,16 @@ func TestRefereeSimulatorMatchesLiveHotspot(t *testing.T) {
 	}
 }
 
-// refereeCycles is how many cycles with usage both runs do.
-const refereeCycles = 8
+// refereeCycles is how many cycles with usage both runs do: enough for
+// the replacement's node to read hot in the simulation, whose 35 s mean
+// crosses 70% once two thirds of the window follow the move
+// (45% x 1/3 + 82.5% x 2/3 = 70%), 24 s after it.
+const refereeCycles = 12
 
 // refereeProfile relieves cpu hotspots by usage (metrics.k8s.io) with a
-// 20 s mean over 2 s polls, no overFor delay, the soft taint, and the
-// workload budget on.
+// 35 s mean over 2 s polls (metrics-server measures every 10 s: 2 samples
+// needed, stale after a missed scrape), no overFor delay, the soft
+// taint, and the workload budget on.
 const refereeProfile = `- name: referee
   pluginConfig:
   - name: DefaultEvictor
@@ -151,8 +157,8 @@ const refereeProfile = `- name: referee
     args:
       thresholds: {cpu: 40, memory: 40, pods: 40}
       targetThresholds: {cpu: 70, memory: 80, pods: 80}
-      metricsUtilization: {source: KubernetesMetrics, window: 20s, aggregation: mean, pollInterval: 2s,
-        minSamples: 3, maxStaleness: 10s}
+      metricsUtilization: {source: KubernetesMetrics, window: 35s, aggregation: mean, pollInterval: 2s,
+        minSamples: 2, maxStaleness: 25s}
       hysteresis: {overFor: 0s, releaseMargin: 10, nodeCooldown: 1m, workloadCooldown: 5m}
       softTaint: {enabled: true}
   plugins:
@@ -165,8 +171,9 @@ const refereeProfile = `- name: referee
 const (
 	refereeTarget  = 70.0
 	refereeNodeCPU = 4000.0
-	// Every node's usage beyond its pods': cpu millicores and MiB.
-	baselineCPU, baselineMemMi = 200, 1024
+	// Every node's cpu usage beyond its pods' in millicores (kwok's
+	// emulated node: harness.NodeBaselineCPU).
+	baselineCPU = 200
 )
 
 // simulatedRun is the part of `simulate --cycles -o json` compared here.

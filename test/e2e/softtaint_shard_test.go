@@ -21,7 +21,7 @@ const ownersAnnotation = "descheduler.usage.io/soft-taint-owners"
 // shardPolicy is the hotspot policy restricted to one node pool of the case
 // (nodeSelector case=NAME,pool=POOL), the soft taint on or off.
 func (tc *tcase) shardPolicy(pool string, softTaint bool) string {
-	metrics := strings.Replace(fmt.Sprintf(hotspotMetrics, "KubernetesMetrics"), "softTaint: {enabled: true}",
+	metrics := strings.Replace(realHotspotMetrics, "softTaint: {enabled: true}",
 		fmt.Sprintf("softTaint: {enabled: %t}", softTaint), 1)
 	return fmt.Sprintf(`apiVersion: descheduler/v1alpha2
 kind: DeschedulerPolicy
@@ -87,14 +87,12 @@ func TestSoftTaintShardedInstances(t *testing.T) {
 	tc.addNodes(stdNode("a1", map[string]string{"pool": "a"}), stdNode("a2", map[string]string{"pool": "a"}),
 		stdNode("b1", map[string]string{"pool": "b"}), stdNode("b2", map[string]string{"pool": "b"}))
 	tc.patchNode("a2", fmt.Sprintf(`{"spec":{"taints":[{"key":%q,"value":"admin","effect":"PreferNoSchedule"}]}}`, softTaintKey))
-	metrics := tc.startMetrics()
-	for _, n := range []string{"a1", "a2", "b1", "b2"} {
-		cpu := coolNodeCPU
-		if n == "a1" || n == "b1" {
-			cpu = hotNodeCPU // 95% > 70% target: hot, so soft-tainted
-		}
-		metrics.SetNodeUsage(tc.nodeName(n), cpu, nodeMemory)
-	}
+	// a1 and b1 carry a pod using 3600m: 200m baseline + 3600m = 95% > 70%
+	// target, hot, so soft-tainted (the pods have no controller and are
+	// never evicted); a2 and b2 use their 200m baseline.
+	load := []corev1.Pod{tc.loadPod("load-a1", "a1", "3600m"), tc.loadPod("load-b1", "b1", "3600m")}
+	tc.startMetricsServer()
+	tc.waitScraped(load, "a1", "a2", "b1", "b2")
 	instA, instB := "e2e/pool-a", "e2e/pool-b"
 	start := func(name, pool, instance string, softTaint bool) *usageRun {
 		return tc.runUsage(name, tc.shardPolicy(pool, softTaint), "--descheduling-interval", "2s",

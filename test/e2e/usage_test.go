@@ -133,24 +133,6 @@ func (u *usageRun) exitedErr() error {
 	}
 }
 
-// startMetrics serves metrics.k8s.io for the case until it ends.
-func (tc *tcase) startMetrics() *harness.MetricsAPI {
-	tc.t.Helper()
-	m, err := harness.StartMetricsAPI()
-	if err != nil {
-		tc.t.Fatal(err)
-	}
-	if err := m.Register(tc.ctx, suite.cluster); err != nil {
-		m.Close()
-		tc.t.Fatal(err)
-	}
-	tc.t.Cleanup(func() {
-		_ = m.Unregister(tc.ctx, suite.cluster)
-		m.Close()
-	})
-	return m
-}
-
 // hasTaint reports whether a case's node carries the taint key.
 func (tc *tcase) hasTaint(suffix, key string) (bool, error) {
 	n, err := tc.client.CoreV1().Nodes().Get(tc.ctx, tc.nodeName(suffix), metav1.GetOptions{})

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"sync"
@@ -10,8 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/usage-descheduler/descheduler/test/e2e/harness"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // Helpers of the referee case (referee_test.go): usage that follows the
@@ -37,24 +37,25 @@ func (tc *tcase) bareFiller(name, suffix string) {
 	})
 }
 
-// usageFollower keeps the metrics server in step with the pods the way the
-// simulator's usage model does: every pod has a steady load, a replacement
-// takes over the load of the pod it replaced (the earliest gone one not
-// yet replaced), and a node uses its baseline plus its pods' loads.
+// usageFollower keeps the pods' usage in kwok's emulated metrics (their
+// usage annotations) in step with the pods the way the simulator's usage
+// model does: every pod has a steady load, a replacement takes over the
+// load of the pod it replaced (the earliest gone one not yet replaced),
+// and a node uses its baseline plus its pods' loads (kwok adds them up).
 type usageFollower struct {
-	tc      *tcase
-	metrics *harness.MetricsAPI
-	mu      sync.Mutex
-	loads   map[string]load // by pod name, live pods
-	gone    []load          // loads of evicted pods awaiting their replacement
-	nodeCPU map[string]int64
+	tc        *tcase
+	mu        sync.Mutex
+	loads     map[string]load // by pod name, live pods
+	gone      []load          // loads of evicted pods awaiting their replacement
+	published map[string]load // the loads written to the pods' annotations
+	nodeCPU   map[string]int64
 }
 
 // load is a pod's steady usage: cpu millicores and memory MiB.
 type load struct{ cpu, memMi int64 }
 
-func newUsageFollower(tc *tcase, m *harness.MetricsAPI) *usageFollower {
-	return &usageFollower{tc: tc, metrics: m, loads: map[string]load{}, nodeCPU: map[string]int64{}}
+func newUsageFollower(tc *tcase) *usageFollower {
+	return &usageFollower{tc: tc, loads: map[string]load{}, published: map[string]load{}, nodeCPU: map[string]int64{}}
 }
 
 func (f *usageFollower) setLoad(pod string, cpu, memMi int64) {
@@ -88,7 +89,7 @@ func (f *usageFollower) start() {
 }
 
 // sync reads the case's pods, hands gone pods' loads to new pods, and
-// publishes every pod's and node's usage.
+// writes the usage annotations of the pods whose load changed.
 func (f *usageFollower) sync() error {
 	list, err := f.tc.client.CoreV1().Pods(f.tc.name).List(f.tc.ctx, metav1.ListOptions{})
 	if err != nil {
@@ -126,24 +127,36 @@ func (f *usageFollower) sync() error {
 		}
 		f.loads[name], f.gone = f.gone[0], f.gone[1:]
 	}
-	cpu, mem := map[string]int64{}, map[string]int64{}
+	cpu := map[string]int64{}
 	for _, n := range f.tc.nodes {
-		cpu[n], mem[n] = baselineCPU, baselineMemMi
+		cpu[n] = baselineCPU
 	}
 	for name, p := range live {
 		l, ok := f.loads[name]
 		if !ok || p.Spec.NodeName == "" {
 			continue
 		}
-		f.metrics.SetPodUsage(f.tc.name, name, fmt.Sprintf("%dm", l.cpu), fmt.Sprintf("%dMi", l.memMi))
+		if f.published[name] != l {
+			if err := f.publish(name, l); err != nil {
+				return err
+			}
+			f.published[name] = l
+		}
 		cpu[p.Spec.NodeName] += l.cpu
-		mem[p.Spec.NodeName] += l.memMi
-	}
-	for n := range cpu {
-		f.metrics.SetNodeUsage(n, fmt.Sprintf("%dm", cpu[n]), fmt.Sprintf("%dMi", mem[n]))
 	}
 	f.nodeCPU = cpu
 	return nil
+}
+
+// publish writes a pod's load to its usage annotations.
+func (f *usageFollower) publish(pod string, l load) error {
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": usageAnnotations(
+		fmt.Sprintf("%dm", l.cpu), fmt.Sprintf("%dMi", l.memMi))}})
+	if err != nil {
+		return err
+	}
+	_, err = f.tc.client.CoreV1().Pods(f.tc.name).Patch(f.tc.ctx, pod, types.MergePatchType, patch, metav1.PatchOptions{})
+	return err
 }
 
 // hot returns the case's nodes (by suffix) whose cpu usage is now over

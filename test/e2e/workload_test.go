@@ -20,6 +20,9 @@ type workload struct {
 	memory   string // request per pod, e.g. "200Mi"
 	// mutate adjusts the pod spec (affinity, tolerations, spread constraints).
 	mutate func(*corev1.PodSpec)
+	// annotations go on the pod template (e.g. usageAnnotations: what
+	// every pod, replacements too, uses in kwok's emulated metrics).
+	annotations map[string]string
 }
 
 // deploy creates the Deployment and waits until all its replicas are
@@ -47,7 +50,8 @@ func (tc *tcase) deploy(w workload) []corev1.Pod {
 		Spec: appsv1.DeploymentSpec{
 			Replicas: ptr(w.replicas),
 			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: spec},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: w.annotations},
+				Spec: spec},
 		},
 	}
 	if _, err := tc.client.AppsV1().Deployments(tc.name).Create(tc.ctx, d, metav1.CreateOptions{}); err != nil {

@@ -3,8 +3,9 @@
 // kube-scheduler, kube-controller-manager and kwok for fake nodes, each a
 // child process in its own process group with its log in a directory.
 //
-// Add-ons (a metrics.k8s.io test server, Prometheus, further descheduler
-// replicas) attach with Cluster.StartProcess so that Stop ends them too.
+// kwok also emulates each node's kubelet resource metrics (kwokmetrics.go).
+// Add-ons (metrics-server, a metrics.k8s.io test server, Prometheus,
+// further descheduler replicas) attach with Cluster.StartProcess so that Stop ends them too.
 package harness
 
 import (
@@ -26,7 +27,8 @@ import (
 // Options configure Start.
 type Options struct {
 	// BinDir holds etcd, kube-apiserver, kube-scheduler,
-	// kube-controller-manager and kwok (see hack/e2e-binaries.sh).
+	// kube-controller-manager, kwok and metrics-server (see
+	// hack/e2e-binaries.sh).
 	BinDir string
 	// WorkDir receives certificates, etcd data, kubeconfigs and logs.
 	WorkDir string
@@ -62,7 +64,7 @@ type Cluster struct {
 }
 
 // Binaries lists the files Start needs in Options.BinDir.
-var Binaries = []string{"etcd", "kube-apiserver", "kube-scheduler", "kube-controller-manager", "kwok"}
+var Binaries = []string{"etcd", "kube-apiserver", "kube-scheduler", "kube-controller-manager", "kwok", "metrics-server"}
 
 // Start brings the control plane up and waits until pods can be created (the
 // default ServiceAccount exists), the scheduler and kwok are healthy (with

@@ -87,13 +87,24 @@ func (c *Cluster) startControllers() error {
 		"--v", "1"); err != nil {
 		return err
 	}
-	_, err := c.StartProcess("kwok", c.Bin("kwok"),
+	kwokConfigPath, err := c.writeKwokConfig()
+	if err != nil {
+		return err
+	}
+	// kwok serves the emulated kubelet endpoints (resource metrics) on its
+	// server port, HTTP and HTTPS alike, and puts that port in every node's
+	// status.daemonEndpoints.kubeletEndpoint (--node-port), where
+	// metrics-server --kubelet-use-node-status-port looks for it.
+	kwokPort := strconv.Itoa(c.ports["kwok"])
+	_, err = c.StartProcess("kwok", c.Bin("kwok"),
 		"--kubeconfig", c.Kubeconfig,
+		"--config", kwokConfigPath,
+		"--node-port", kwokPort,
 		"--manage-all-nodes=false",
 		"--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
 		"--node-lease-duration-seconds=40",
 		"--cidr=10.244.0.1/16",
-		"--server-address", "127.0.0.1:"+strconv.Itoa(c.ports["kwok"]))
+		"--server-address", "127.0.0.1:"+kwokPort)
 	return err
 }
 

@@ -4,12 +4,10 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -18,24 +16,21 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
 	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 )
 
 const (
-	metricsPrefix      = "/apis/metrics.k8s.io/v1beta1"
-	metricsAPIService  = "v1beta1.metrics.k8s.io"
-	metricsServiceName = "e2e-metrics-server"
-	metricsWindow      = 15 * time.Second
+	metricsPrefix = "/apis/metrics.k8s.io/v1beta1"
+	metricsWindow = 15 * time.Second
 )
-
-var apiServiceGVR = schema.GroupVersionResource{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"}
 
 // MetricsAPI is a test metrics.k8s.io server: an HTTPS server (self-signed)
 // in the test process serving the node and pod usage the test sets, and
 // registered with the API server through an APIService like metrics-server.
+// The e2e cases read usage from a real metrics-server (MetricsServer); this
+// server is for the live scale benchmark (test/e2e/scale), whose thousands
+// of nodes have no kubelet, not even kwok's, for metrics-server to scrape.
 type MetricsAPI struct {
 	// Port is the HTTPS port on 127.0.0.1.
 	Port int
@@ -216,63 +211,13 @@ func writeJSON(w http.ResponseWriter, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// Register creates an ExternalName Service (localhost; there is no
-// kube-proxy) and the APIService v1beta1.metrics.k8s.io pointing at it,
-// then waits until the APIService is Available.
+// Register registers the server as the cluster's metrics.k8s.io (see
+// RegisterMetricsAPI) and waits until the APIService is Available.
 func (m *MetricsAPI) Register(ctx context.Context, c *Cluster) error {
-	svc := &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: metricsServiceName, Namespace: metav1.NamespaceSystem},
-		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "localhost",
-			Ports: []corev1.ServicePort{{Name: "https", Port: int32(m.Port)}}},
-	}
-	_, err := c.Client.CoreV1().Services(metav1.NamespaceSystem).Create(ctx, svc, metav1.CreateOptions{})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("creating the metrics Service: %w", err)
-	}
-	dyn, err := dynamic.NewForConfig(c.RESTConfig)
-	if err != nil {
-		return fmt.Errorf("building a dynamic client: %w", err)
-	}
-	obj := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
-		"metadata": map[string]any{"name": metricsAPIService},
-		"spec": map[string]any{
-			"group": "metrics.k8s.io", "version": "v1beta1",
-			"groupPriorityMinimum": int64(100), "versionPriority": int64(100), "insecureSkipTLSVerify": true,
-			"service": map[string]any{"namespace": metav1.NamespaceSystem, "name": metricsServiceName, "port": int64(m.Port)},
-		},
-	}}
-	if _, err := dyn.Resource(apiServiceGVR).Create(ctx, obj, metav1.CreateOptions{}); err != nil {
-		return fmt.Errorf("creating the APIService: %w", err)
-	}
-	return c.waitFor(ctx, "APIService "+metricsAPIService+" Available", nil, func(ctx context.Context) error {
-		got, err := dyn.Resource(apiServiceGVR).Get(ctx, metricsAPIService, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		conds, _, _ := unstructured.NestedSlice(got.Object, "status", "conditions")
-		for _, cond := range conds {
-			cm, _ := cond.(map[string]any)
-			if cm["type"] == "Available" && cm["status"] == "True" {
-				return nil
-			}
-		}
-		return errors.New("not Available yet: " + strconv.Quote(fmt.Sprint(conds)))
-	})
+	return RegisterMetricsAPI(ctx, c, m.Port)
 }
 
 // Unregister deletes the APIService and the Service (metrics.k8s.io gone).
 func (m *MetricsAPI) Unregister(ctx context.Context, c *Cluster) error {
-	dyn, err := dynamic.NewForConfig(c.RESTConfig)
-	if err != nil {
-		return fmt.Errorf("building a dynamic client: %w", err)
-	}
-	if err := dyn.Resource(apiServiceGVR).Delete(ctx, metricsAPIService, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("deleting the APIService: %w", err)
-	}
-	err = c.Client.CoreV1().Services(metav1.NamespaceSystem).Delete(ctx, metricsServiceName, metav1.DeleteOptions{})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("deleting the metrics Service: %w", err)
-	}
-	return nil
+	return UnregisterMetricsAPI(ctx, c)
 }

@@ -176,6 +176,9 @@ func benchmark(ctx context.Context, s settings, work string) ([]*result, error) 
 	if err := <-built; err != nil {
 		return nil, err
 	}
+	// The test metrics.k8s.io server, not metrics-server: the benchmark's
+	// cluster is an API server alone (no kwok), so there is no kubelet
+	// endpoint to scrape, and its usage is set per node and pod directly.
 	metrics, err := harness.StartMetricsAPI()
 	if err != nil {
 		return nil, err

@@ -90,7 +90,7 @@ func fmtCycles(c *int) string {
 // the busy pods that relieve a hot node alone use (7-8 cores), so the hot
 // nodes shed several small pods each: 326 evictions against a lower bound
 // of 125. Opening fewer where the rooms fall off (nu.Steer) lets the
-// busy pods move: 166 over 48 cycles. Issue 17's 1.2 × is not reached
+// busy pods move: 166 over 48 cycles. The decision-quality target of 1.2 × is not reached
 // here; 1.4 × guards the gain, with no workload evicted twice within an
 // hour.
 func TestDecisionQualityQuarterHot(t *testing.T) {

@@ -142,7 +142,7 @@ func setUpBudget(t *testing.T, name string) (*tcase, []corev1.Pod) {
 	return tc, pods
 }
 
-// Issue 16: a 3-replica Deployment without a PodDisruptionBudget crowded
+// A 3-replica Deployment without a PodDisruptionBudget crowded
 // on an overutilized node loses at most one Ready replica at a time across
 // cycles: status.availableReplicas never drops below 2 while the
 // descheduler runs every 8 s, and both needed evictions still happen.

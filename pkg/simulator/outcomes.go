@@ -8,11 +8,20 @@ import (
 
 	"github.com/usage-descheduler/descheduler/pkg/explain"
 	"github.com/usage-descheduler/descheduler/pkg/outcome"
+	"github.com/usage-descheduler/descheduler/strategies/lownodeutilization"
 )
 
-// lowNodeUtilization is the plugin whose evictions get an outcome: it
-// relieves nodes that are over a target.
-const lowNodeUtilization = "LowNodeUtilization"
+// moveKey names one move: the cycle and the evicted pod.
+type moveKey struct {
+	cycle int
+	pod   string
+}
+
+// sourceKey names the moves that left one node in one cycle.
+type sourceKey struct {
+	cycle int
+	node  string
+}
 
 // setOutcomes gives each move made by LowNodeUtilization, when the target
 // counts usage, its outcome (package outcome): judged on the first state
@@ -27,17 +36,17 @@ func setOutcomes(res *Result, t Target, window time.Duration, nodes map[string]*
 	if _, ok := t.Thresholds[v1.ResourceCPU]; !ok {
 		return
 	}
-	strategyOf := map[[2]any]string{}
+	strategyOf := map[moveKey]string{}
 	for _, e := range res.Evictions {
-		strategyOf[[2]any{e.Cycle, e.Pod}] = e.Strategy
+		strategyOf[moveKey{e.Cycle, e.Pod}] = e.Strategy
 	}
-	planned := map[[2]any]int64{} // (cycle, source) → planned relief of its moves
+	planned := map[sourceKey]int64{} // the planned relief of the moves off a node in a cycle
 	for _, m := range res.Moves {
-		planned[[2]any{m.Cycle, m.From}] += m.ReliefMilliCPU
+		planned[sourceKey{m.Cycle, m.From}] += m.ReliefMilliCPU
 	}
 	for i := range res.Moves {
 		m := &res.Moves[i]
-		if strategyOf[[2]any{m.Cycle, m.Pod}] != lowNodeUtilization || m.Cycle < 1 || m.Cycle > len(res.Cycles) {
+		if strategyOf[moveKey{m.Cycle, m.Pod}] != lownodeutilization.PluginName || m.Cycle < 1 || m.Cycle > len(res.Cycles) {
 			continue
 		}
 		start := res.Cycles[m.Cycle-1]
@@ -55,7 +64,7 @@ func setOutcomes(res *Result, t Target, window time.Duration, nodes map[string]*
 			if n, ok := nodes[m.From]; ok && n.Status.Allocatable.Cpu().MilliValue() > 0 {
 				alloc := float64(n.Status.Allocatable.Cpu().MilliValue())
 				share := 1.0
-				if total := planned[[2]any{m.Cycle, m.From}]; total > 0 {
+				if total := planned[sourceKey{m.Cycle, m.From}]; total > 0 {
 					share = float64(m.ReliefMilliCPU) / float64(total)
 				}
 				measured := int64(math.Round((*o.SourceBefore - *o.SourceAfter) / 100 * alloc * share))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/usage-descheduler/descheduler/pkg/explain"
 	"github.com/usage-descheduler/descheduler/pkg/outcome"
+	"github.com/usage-descheduler/descheduler/strategies/lownodeutilization"
 	b "github.com/usage-descheduler/descheduler/test/builders"
 )
 
@@ -98,9 +99,9 @@ func TestSetOutcomesWorked(t *testing.T) {
 				usageNode("d1", pctOf(50)), usageNode("d2", pctOf(74)), usageNode("s3", pctOf(50))}},
 		},
 		Evictions: []explain.Eviction{
-			{Cycle: 1, Pod: "a/p1", Strategy: lowNodeUtilization}, {Cycle: 1, Pod: "a/p2", Strategy: lowNodeUtilization},
-			{Cycle: 1, Pod: "a/p3", Strategy: lowNodeUtilization}, {Cycle: 1, Pod: "a/p4", Strategy: lowNodeUtilization},
-			{Cycle: 1, Pod: "a/p5", Strategy: lowNodeUtilization}, {Cycle: 1, Pod: "a/p6", Strategy: "RemoveDuplicates"},
+			{Cycle: 1, Pod: "a/p1", Strategy: lownodeutilization.PluginName}, {Cycle: 1, Pod: "a/p2", Strategy: lownodeutilization.PluginName},
+			{Cycle: 1, Pod: "a/p3", Strategy: lownodeutilization.PluginName}, {Cycle: 1, Pod: "a/p4", Strategy: lownodeutilization.PluginName},
+			{Cycle: 1, Pod: "a/p5", Strategy: lownodeutilization.PluginName}, {Cycle: 1, Pod: "a/p6", Strategy: "RemoveDuplicates"},
 		},
 		Moves: []Move{
 			{Cycle: 1, Pod: "a/p1", Replacement: "a/r1", From: "s1", To: "d1", ReliefMilliCPU: 1500},

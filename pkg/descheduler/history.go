@@ -300,22 +300,43 @@ func keyOf(e snapshot.Eviction) evictionKey {
 	return evictionKey{e.Namespace, e.Pod, e.Strategy, e.Time.Unix()}
 }
 
-// mergeEvictions returns the union of a and b (a's entry wins a tie),
-// sorted by time. a is reused.
+// mergeEvictions returns the union of a and b, sorted by time. Of one
+// eviction in both, the copy whose follow-up got further wins (see
+// followProgress), a's on a tie, so a writer that judged an outcome never
+// loses it to one that had not. a is reused.
 func mergeEvictions(a, b []snapshot.Eviction) []snapshot.Eviction {
-	seen := make(map[evictionKey]struct{}, len(a)+len(b))
-	for _, e := range a {
-		seen[keyOf(e)] = struct{}{}
+	seen := make(map[evictionKey]int, len(a)+len(b))
+	for i, e := range a {
+		seen[keyOf(e)] = i
 	}
 	for _, e := range b {
-		if _, dup := seen[keyOf(e)]; dup {
+		if i, dup := seen[keyOf(e)]; dup {
+			if followProgress(e.FollowUp) > followProgress(a[i].FollowUp) {
+				a[i] = e
+			}
 			continue
 		}
-		seen[keyOf(e)] = struct{}{}
+		seen[keyOf(e)] = len(a)
 		a = append(a, e)
 	}
 	sortByTime(a)
 	return a
+}
+
+// followProgress orders how far a follow-up got: none, followed, its
+// replacement seen, placed, judged.
+func followProgress(f *snapshot.FollowUp) int {
+	switch {
+	case f == nil:
+		return 0
+	case f.Outcome != "":
+		return 4
+	case f.Destination != "":
+		return 3
+	case f.Replacement != "":
+		return 2
+	}
+	return 1
 }
 
 // mergeStates returns a with, per strategy and node, b's state where it

@@ -252,6 +252,8 @@ type wireEviction struct {
 	OwnerUID  string `json:"ou,omitempty"`
 	MilliCPU  int64  `json:"cpu,omitempty"`
 	Memory    int64  `json:"mem,omitempty"`
+	// FollowUp is absent for evictions that are not followed.
+	FollowUp *wireFollowUp `json:"f,omitempty"`
 }
 
 type wireNodeState struct {
@@ -315,7 +317,7 @@ func DecodeHistory(data []byte) ([]snapshot.Eviction, NodeStates, error) {
 	for _, w := range doc.Evictions {
 		entries = append(entries, snapshot.Eviction{Time: fromUnix(w.Time), Strategy: w.Strategy, Namespace: w.Namespace,
 			Pod: w.Pod, Node: w.Node, OwnerKind: w.OwnerKind, OwnerName: w.OwnerName, OwnerUID: types.UID(w.OwnerUID),
-			MilliCPU: w.MilliCPU, Memory: w.Memory})
+			MilliCPU: w.MilliCPU, Memory: w.Memory, FollowUp: fromWireFollowUp(w.FollowUp)})
 	}
 	sortByTime(entries)
 	var states NodeStates
@@ -340,7 +342,8 @@ func DecodeHistory(data []byte) ([]snapshot.Eviction, NodeStates, error) {
 
 func toWire(e snapshot.Eviction) wireEviction {
 	return wireEviction{Time: toUnix(e.Time), Strategy: e.Strategy, Namespace: e.Namespace, Pod: e.Pod, Node: e.Node,
-		OwnerKind: e.OwnerKind, OwnerName: e.OwnerName, OwnerUID: string(e.OwnerUID), MilliCPU: e.MilliCPU, Memory: e.Memory}
+		OwnerKind: e.OwnerKind, OwnerName: e.OwnerName, OwnerUID: string(e.OwnerUID), MilliCPU: e.MilliCPU, Memory: e.Memory,
+		FollowUp: toWireFollowUp(e.FollowUp)}
 }
 
 func wireStates(states NodeStates) map[string]map[string]wireNodeState {

@@ -3,6 +3,8 @@ package descheduler
 import (
 	"context"
 	"time"
+
+	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 )
 
 // Observer is told what cycles do, for metrics and Events. Its methods are
@@ -24,6 +26,11 @@ type Observer interface {
 	// snapshot, with the time it took and the cycle's error (nil when the
 	// snapshot was built and no strategy failed).
 	CycleDone(took time.Duration, err error)
+	// EvictionJudged is called once for every followed usage eviction
+	// whose outcome this process judged (e.FollowUp.Outcome is set), in
+	// the cycle that judged it; evictions judged before a restart are not
+	// told again.
+	EvictionJudged(ctx context.Context, e snapshot.Eviction)
 }
 
 // NopObserver ignores everything; embed it to implement only some methods.
@@ -42,6 +49,9 @@ func (NopObserver) Classified(string, string, map[string]string) {}
 
 // CycleDone implements Observer.
 func (NopObserver) CycleDone(time.Duration, error) {}
+
+// EvictionJudged implements Observer.
+func (NopObserver) EvictionJudged(context.Context, snapshot.Eviction) {}
 
 // Observers tells each of its observers, in order.
 type Observers []Observer
@@ -73,5 +83,12 @@ func (os Observers) Classified(profile, strategy string, classes map[string]stri
 func (os Observers) CycleDone(took time.Duration, err error) {
 	for _, o := range os {
 		o.CycleDone(took, err)
+	}
+}
+
+// EvictionJudged implements Observer.
+func (os Observers) EvictionJudged(ctx context.Context, e snapshot.Eviction) {
+	for _, o := range os {
+		o.EvictionJudged(ctx, e)
 	}
 }

@@ -26,7 +26,11 @@
 //   - descheduler_evictions_skipped_total{reason,strategy,profile}:
 //     candidates the workload budget refused before any eviction call
 //     (live and dry run), by reason (workload_budget|singleton|mid_rollout|
-//     pdb_exhausted|multiple_pdbs).
+//     pdb_exhausted|multiple_pdbs);
+//   - descheduler_eviction_outcomes_total{outcome,strategy,profile}:
+//     followed usage evictions by judged outcome (package outcome);
+//   - descheduler_eviction_relief_ratio{strategy,profile}: histogram of
+//     measured ÷ planned relief of followed usage evictions.
 //
 // The usage collectors' metrics (descheduler_usage_samples_age_seconds and
 // descheduler_collector_errors_total, both by source) are defined in
@@ -45,6 +49,8 @@ import (
 	"github.com/usage-descheduler/descheduler/pkg/descheduler"
 	"github.com/usage-descheduler/descheduler/pkg/evictor"
 	"github.com/usage-descheduler/descheduler/pkg/framework"
+	"github.com/usage-descheduler/descheduler/pkg/outcome"
+	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 )
 
 // Cycle results, the values of descheduler_cycles_total's result label.
@@ -66,6 +72,11 @@ var (
 	upstreamStrategyBuckets = []float64{0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100}
 )
 
+// reliefRatioBuckets split measured ÷ planned relief: below 0 (the node
+// got busier), nothing, a quarter, half, most, as planned, and more than
+// planned (other load left too).
+var reliefRatioBuckets = []float64{0, 0.25, 0.5, 0.75, 0.9, 1.1, 1.5, 2}
+
 // knownClasses are reported for every classifying strategy, 0 when empty.
 // Any other class a strategy reported once (such as the usage strategies'
 // "unknown-usage") is reset to 0 in each later cycle that lacks it, so a
@@ -83,6 +94,8 @@ type Metrics struct {
 	nodesClassified  *prometheus.GaugeVec
 	leader           prometheus.Gauge
 	skipped          *prometheus.CounterVec
+	outcomes         *prometheus.CounterVec
+	reliefRatio      *prometheus.HistogramVec
 
 	// mu guards classes: per strategy, every class it ever reported.
 	mu      sync.Mutex
@@ -135,6 +148,17 @@ func New(reg prometheus.Registerer, build BuildInfo) (*Metrics, error) {
 			Help: "Eviction candidates the workload budget refused before any eviction call (live and dry run), by reason " +
 				"(workload_budget, singleton, mid_rollout, pdb_exhausted, multiple_pdbs), strategy and profile.",
 		}, []string{"reason", "strategy", "profile"}),
+		outcomes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "descheduler_eviction_outcomes_total",
+			Help: "Followed usage evictions by judged outcome (relieved, partly_relieved, not_relieved, destination_hot, " +
+				"replacement_pending, unknown), strategy and profile, counted when this process judged them.",
+		}, []string{"outcome", "strategy", "profile"}),
+		reliefRatio: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "descheduler_eviction_relief_ratio",
+			Help: "Measured relief of a followed usage eviction divided by its planned relief (the source node's " +
+				"cpu drop, its share, over the usage the plan counted), when both are known, by strategy and profile.",
+			Buckets: reliefRatioBuckets,
+		}, []string{"strategy", "profile"}),
 	}
 	buildInfo := prometheus.NewGauge(prometheus.GaugeOpts{
 		Name:        "descheduler_build_info",
@@ -147,7 +171,7 @@ func New(reg prometheus.Registerer, build BuildInfo) (*Metrics, error) {
 	m.cycles.WithLabelValues(CycleSuccess)
 	m.cycles.WithLabelValues(CycleError)
 	for _, c := range []prometheus.Collector{m.podsEvicted, m.loopDuration, m.cycleDuration, m.cycles, m.strategyDuration,
-		m.nodesClassified, m.leader, m.skipped, buildInfo} {
+		m.nodesClassified, m.leader, m.skipped, m.outcomes, m.reliefRatio, buildInfo} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("registering the descheduler metrics: %w", err)
 		}
@@ -181,6 +205,20 @@ func (m *Metrics) EvictionDone(_ context.Context, rec descheduler.Record) {
 	m.podsEvicted.WithLabelValues(string(rec.Result), rec.Strategy, rec.Profile, namespace, node).Inc()
 }
 
+// EvictionJudged implements descheduler.Observer: it counts the outcome
+// and, when the measured relief is known and the planned one positive,
+// observes their ratio.
+func (m *Metrics) EvictionJudged(_ context.Context, e snapshot.Eviction) {
+	f := e.FollowUp
+	if f == nil || f.Outcome == "" {
+		return
+	}
+	m.outcomes.WithLabelValues(f.Outcome, e.Strategy, f.Profile).Inc()
+	if f.MeasuredMilliCPU != nil && e.MilliCPU > 0 {
+		m.reliefRatio.WithLabelValues(e.Strategy, f.Profile).Observe(float64(*f.MeasuredMilliCPU) / float64(e.MilliCPU))
+	}
+}
+
 // StrategyDone implements descheduler.Observer. It also creates the
 // strategy's descheduler_evictions_skipped_total series of every reason
 // (at 0 until a skip), so rate() and alerts work before the first skip.
@@ -188,6 +226,16 @@ func (m *Metrics) StrategyDone(profile, strategy string, took time.Duration) {
 	m.strategyDuration.WithLabelValues(strategy, profile).Observe(took.Seconds())
 	for _, r := range evictor.SkipReasons() {
 		m.skipped.WithLabelValues(string(r), strategy, profile)
+	}
+}
+
+// FollowsOutcomes creates the strategy's descheduler_eviction_outcomes_total
+// series of every outcome at 0, so that ratios and alerts work before the
+// first judged eviction; the live run calls it for every strategy whose
+// evictions it follows.
+func (m *Metrics) FollowsOutcomes(profile, strategy string) {
+	for _, o := range outcome.All() {
+		m.outcomes.WithLabelValues(o, strategy, profile)
 	}
 }
 

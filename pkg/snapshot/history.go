@@ -31,6 +31,10 @@ type Eviction struct {
 	// else its requests. CPU and memory are separate quantities.
 	MilliCPU int64
 	Memory   int64
+	// FollowUp follows a usage eviction to its replacement and outcome;
+	// nil for evictions that are not followed (strategies that do not
+	// relieve usage, evictions made before the descheduler followed them).
+	FollowUp *FollowUp
 }
 
 // NodeState is a strategy's hysteresis state of one node, as left by the

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -22,6 +23,7 @@ import (
 	"github.com/usage-descheduler/descheduler/pkg/descheduler"
 	"github.com/usage-descheduler/descheduler/pkg/evictor"
 	"github.com/usage-descheduler/descheduler/pkg/fence"
+	"github.com/usage-descheduler/descheduler/pkg/framework"
 	"github.com/usage-descheduler/descheduler/pkg/metrics"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 )
@@ -220,6 +222,13 @@ func runLive(ctx context.Context, o *RunOptions) error {
 	cycle := &descheduler.Cycle{Profiles: profiles, Limits: descheduler.LimitsFromPolicy(policy),
 		Executor: evictor.DryRunExecutor{}, Clock: clock.RealClock{}}
 	observers := descheduler.Observers{m}
+	for _, p := range profiles {
+		for _, s := range slices.Concat(p.Deschedule, p.Balance) {
+			if _, ok := s.(framework.UsageFollower); ok {
+				m.FollowsOutcomes(p.Name, s.Name())
+			}
+		}
+	}
 	lease := leaseFence(o)
 	if !o.DryRun {
 		cycle.Executor = evictor.FencedExecutor{Guard: guard(lease),
@@ -355,7 +364,7 @@ func nodeSelector(policy *api.DeschedulerPolicy) (labels.Selector, error) {
 // run, even when no strategy enables them, so that taints this instance
 // left under an earlier policy are removed.
 func newMemory(o *RunOptions, client kubernetes.Interface) *descheduler.Memory {
-	m := &descheduler.Memory{State: &descheduler.State{}, Persist: !o.DryRun,
+	m := &descheduler.Memory{State: &descheduler.State{}, Persist: !o.DryRun, FollowOutcomes: true,
 		Evictions: &eventLog{Client: client, Instance: o.Instance()}}
 	if o.HistoryConfigMap != "" {
 		m.Store = &descheduler.ConfigMapStore{Client: client, Namespace: historyNamespace(o), Name: o.HistoryConfigMap}

@@ -38,6 +38,17 @@ type Memory struct {
 	// killed before it saved them) when the history is restored; nil:
 	// none.
 	Evictions EvictionLog
+	// FollowOutcomes follows the evictions of framework.UsageFollower
+	// strategies: each gets a snapshot.FollowUp, advanced at the start of
+	// every cycle (its replacement, the node it went to) until its outcome
+	// (package outcome) is judged one usage window after the eviction; the
+	// Cycle's Observer is told each outcome (EvictionJudged). The live run
+	// sets it; the multi-cycle simulator judges outcomes on its own model.
+	FollowOutcomes bool
+
+	// planned is the nodes' cpu usage of the cycles whose followed
+	// evictions are open; only the Runner's goroutine uses it.
+	planned plannedUsage
 }
 
 // EvictionLog lists evictions recorded elsewhere than the HistoryStore,
@@ -98,6 +109,9 @@ func (m *Memory) rederive(ctx context.Context, r *Runner) {
 		logger.Error(err, "Re-deriving evictions from Events; continuing without them")
 		return
 	}
+	if m.FollowOutcomes {
+		followDerived(found, followingStrategies(r.Cycle.Profiles))
+	}
 	if added := m.State.MergeDerived(found); added > 0 {
 		logger.Info("Re-derived evictions missing from the history", "added", added, "found", len(found))
 	}
@@ -128,13 +142,22 @@ func (m *Memory) beforeCycle(ctx context.Context, r *Runner, snap *snapshot.Snap
 	}
 }
 
-// recorder returns what the cycle calls with each record: it adds the
-// eviction to the history at once (nil without a State).
-func (m *Memory) recorder(r *Runner) func(Record) {
+// recorder returns what the cycle on snap calls with each record: it adds
+// the eviction to the history at once, with its follow-up when it is
+// followed (nil without a State).
+func (m *Memory) recorder(r *Runner, snap *snapshot.Snapshot) func(Record) {
 	if m == nil || m.State == nil {
 		return nil
 	}
-	return func(rec Record) { m.State.RecordEviction(r.Clock.Now(), rec) }
+	var f *follower
+	if m.FollowOutcomes {
+		if m.planned == nil {
+			m.planned = plannedUsage{}
+		}
+		f = newFollower(snap, r.Cycle.Profiles)
+		f.planned = m.planned
+	}
+	return func(rec Record) { m.State.RecordFollowedEviction(r.Clock.Now(), rec, f.start(rec)) }
 }
 
 // afterCycle records the cycle's node states (its evictions were recorded
@@ -250,6 +273,22 @@ func SoftTaintConfig(profiles []Profile) (key, value string, enabled, capable bo
 		}
 	})
 	return key, value, enabled, capable
+}
+
+// followingStrategies names the framework.UsageFollower strategies, each
+// with the first profile that runs it.
+func followingStrategies(profiles []Profile) map[string]string {
+	out := map[string]string{}
+	for _, p := range profiles {
+		for _, s := range slices.Concat(p.Deschedule, p.Balance) {
+			if _, ok := s.(framework.UsageFollower); ok {
+				if _, seen := out[s.Name()]; !seen {
+					out[s.Name()] = p.Name
+				}
+			}
+		}
+	}
+	return out
 }
 
 func eachStrategy(profiles []Profile, fn func(framework.Strategy)) {

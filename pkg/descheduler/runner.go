@@ -85,8 +85,9 @@ func (r *Runner) runOnce(ctx context.Context) (*Report, error) {
 	}
 	logger := klog.FromContext(ctx)
 	logger.V(2).Info("Starting cycle", "snapshot", snap.String())
+	r.Memory.followUps(ctx, r, snap)
 	r.Memory.beforeCycle(ctx, r, snap)
-	rep := r.Cycle.run(ctx, snap, r.Memory.recorder(r))
+	rep := r.Cycle.run(ctx, snap, r.Memory.recorder(r, snap))
 	r.Memory.afterCycle(ctx, r, snap)
 	kv := []any{"evicted", len(rep.Evicted()), "attempted", len(rep.Records), "errors", len(rep.Errors),
 		"duration", wall.Since(started)}

@@ -2,6 +2,7 @@ package framework
 
 import (
 	"context"
+	"time"
 
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 )
@@ -26,4 +27,28 @@ type SoftTainter interface {
 	// WantTainted returns the considered nodes that should carry the taint
 	// now (true); every other node should not.
 	WantTainted(ctx context.Context, snap *snapshot.Snapshot) map[string]bool
+}
+
+// UsageFollower is implemented by strategies whose evictions relieve
+// measured usage (Low/HighNodeUtilization classifying by usage): the
+// descheduler follows each of their evictions to its replacement and
+// outcome (package outcome). Like Plan it must be pure.
+type UsageFollower interface {
+	// FollowUsage returns the cpu figures of snap that judge an outcome,
+	// and false when the strategy's evictions are not followed on snap
+	// (it does not classify by cpu usage).
+	FollowUsage(snap *snapshot.Snapshot) (UsageFollow, bool)
+}
+
+// UsageFollow is what a UsageFollower measures on one snapshot.
+type UsageFollow struct {
+	// Target is the cpu usage, in percent of allocatable, over which a
+	// node counts as hot for the strategy.
+	Target float64
+	// Window is the usage window: an outcome is judged once the window
+	// holds no time from before the eviction.
+	Window time.Duration
+	// NodeCPU returns a node's aggregated cpu usage in percent of its
+	// allocatable cpu, and false when it is missing or stale.
+	NodeCPU func(node string) (float64, bool)
 }

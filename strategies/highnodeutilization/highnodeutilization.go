@@ -37,8 +37,9 @@ type HighNodeUtilization struct {
 }
 
 var (
-	_ framework.Strategy   = (*HighNodeUtilization)(nil)
-	_ framework.Classifier = (*HighNodeUtilization)(nil)
+	_ framework.Strategy      = (*HighNodeUtilization)(nil)
+	_ framework.Classifier    = (*HighNodeUtilization)(nil)
+	_ framework.UsageFollower = (*HighNodeUtilization)(nil)
 )
 
 // New builds the strategy from validated, defaulted *Args.
@@ -192,4 +193,14 @@ func abortReason(cls nu.Classification, nodes, numberOfNodes int) string {
 		return "no schedulable node above thresholds to move pods to"
 	}
 	return ""
+}
+
+// FollowUsage implements framework.UsageFollower. HighNodeUtilization
+// has no hot line: the target is its cpu threshold, so an eviction ends
+// relieved while the node it left stays underutilized (on its way to
+// being emptied) and not_relieved when load came back over the threshold;
+// its destinations were over the threshold already, so destination_hot
+// cannot arise.
+func (h *HighNodeUtilization) FollowUsage(snap *snapshot.Snapshot) (framework.UsageFollow, bool) {
+	return nu.Follow(h.views(snap), h.args.MetricsUtilization.Window.Duration, h.band.Low)
 }

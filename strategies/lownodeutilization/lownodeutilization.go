@@ -36,10 +36,11 @@ type LowNodeUtilization struct {
 }
 
 var (
-	_ framework.Strategy    = (*LowNodeUtilization)(nil)
-	_ framework.Classifier  = (*LowNodeUtilization)(nil)
-	_ framework.NodeStater  = (*LowNodeUtilization)(nil)
-	_ framework.SoftTainter = (*LowNodeUtilization)(nil)
+	_ framework.Strategy      = (*LowNodeUtilization)(nil)
+	_ framework.Classifier    = (*LowNodeUtilization)(nil)
+	_ framework.NodeStater    = (*LowNodeUtilization)(nil)
+	_ framework.SoftTainter   = (*LowNodeUtilization)(nil)
+	_ framework.UsageFollower = (*LowNodeUtilization)(nil)
 )
 
 // New builds the strategy from validated, defaulted *Args.
@@ -218,4 +219,18 @@ func abortReason(cls nu.Classification, nodes, numberOfNodes int) string {
 		return "all nodes are underutilized"
 	}
 	return ""
+}
+
+// FollowUsage implements framework.UsageFollower: a node is hot over the
+// cpu target threshold of the usage band (with useDeviationThresholds, the
+// mean cpu usage of the nodes with known usage plus it, as Plan computes
+// it).
+func (l *LowNodeUtilization) FollowUsage(snap *snapshot.Snapshot) (framework.UsageFollow, bool) {
+	views := l.views(snap)
+	if views.Mode == nu.ClassifyRequests {
+		return framework.UsageFollow{}, false
+	}
+	bands := nu.LowBands(views.Nodes, l.args.Thresholds, l.args.TargetThresholds, l.args.UseDeviationThresholds,
+		views.Measures)
+	return nu.Follow(views, l.args.MetricsUtilization.Window.Duration, bands.Use.High)
 }

@@ -10,8 +10,9 @@ import (
 )
 
 // judge gives f (the follow-up of e) its outcome once the usage window has
-// refreshed after the eviction (snap.Now at least one window after it) and
-// reports whether it did. u is the strategy's view of snap (ok false: the
+// refreshed after the eviction and reports whether it did: one window
+// after the replacement became Ready, or, while it is not placed and
+// Ready, one window after the eviction (it is then replacement_pending). u is the strategy's view of snap (ok false: the
 // strategy no longer follows usage, and the outcome is judged without
 // usage after DefaultFollowWindow). planned sums the planned relief of the
 // evictions per source node and cycle, which share the node's measured
@@ -22,11 +23,16 @@ func judge(f *snapshot.FollowUp, e snapshot.Eviction, u framework.UsageFollow, o
 	if ok && u.Window > 0 {
 		window = u.Window
 	}
-	if snap.Now.Before(e.Time.Add(window)) {
+	placed := f.Destination != "" && !f.ReplacementReady.IsZero()
+	due := e.Time.Add(window)
+	if placed && f.ReplacementReady.After(e.Time) {
+		// The destination's window must hold the replacement's usage only.
+		due = f.ReplacementReady.Add(window)
+	}
+	if snap.Now.Before(due) {
 		return false
 	}
-	obs := outcome.Observation{Target: f.Target, ExpectsReplacement: e.OwnerUID != "",
-		Placed:       f.Destination != "" && !f.ReplacementReady.IsZero(),
+	obs := outcome.Observation{Target: f.Target, ExpectsReplacement: e.OwnerUID != "", Placed: placed,
 		SourceBefore: f.SourceBefore, DestinationBefore: f.DestinationBefore}
 	if ok {
 		obs.Target = u.Target

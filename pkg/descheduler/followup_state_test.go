@@ -125,3 +125,17 @@ func TestFollowUpOnlyForFollowers(t *testing.T) {
 		t.Errorf("derived %+v / %+v, want only Follow's followed in prof", derived[0].FollowUp, derived[1].FollowUp)
 	}
 }
+
+// A replacement Ready late is judged one window after it became Ready, so
+// the destination's window holds its usage.
+func TestFollowUpWaitsForTheReplacementsWindow(t *testing.T) {
+	rig := newFollowRig(t, map[string]float64{"hot": 90, "cold": 20}, replica("old-1", "hot", followT0.Add(-time.Hour)))
+	late := replica("new-1", "cold", followT0.Add(50*time.Second))
+	after := map[string]float64{"hot": 60, "cold": 40}
+	if got := rig.step(followT0.Add(70*time.Second), after, late); got[0].FollowUp.Outcome != "" {
+		t.Fatalf("judged %s 20 s after the replacement became Ready", got[0].FollowUp.Outcome)
+	}
+	if got := rig.step(followT0.Add(110*time.Second), after, late); got[0].FollowUp.Outcome != outcome.Relieved {
+		t.Fatalf("outcome %q one window after Ready, want relieved", got[0].FollowUp.Outcome)
+	}
+}

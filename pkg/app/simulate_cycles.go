@@ -130,6 +130,8 @@ func writeSummary(w io.Writer, s simulator.Summary) {
 	}
 	fmt.Fprintf(w, "repeated evictions of a workload: %d within its cooldown (%s), %d within 1h\n",
 		s.Repeated.WithinCooldown, s.Repeated.Cooldown, s.Repeated.WithinHour)
+	fmt.Fprintf(w, "eviction loops within %s: %d (replacements evicted %d, evictions from nodes that received a replacement %d)\n",
+		s.Loops.Window, s.Loops.Total, s.Loops.ReplacementsEvicted, s.Loops.EvictionsFromReceivers)
 	fmt.Fprintf(w, "cpu usage %% max/mean/sd: %s -> %s\n", spreadColumn(s.CPUUsage.Start), spreadColumn(s.CPUUsage.End))
 	fmt.Fprintf(w, "cpu requests %% max/mean/sd: %s -> %s\n", spreadColumn(s.CPURequests.Start), spreadColumn(s.CPURequests.End))
 	switch {

@@ -133,6 +133,9 @@ type Summary struct {
 	// Repeated counts evictions of a workload that had lost a pod shortly
 	// before.
 	Repeated Repeated `json:"repeatedEvictions"`
+	// Loops counts the evictions that undo an earlier one: of a
+	// replacement, or from a node that received one.
+	Loops Loops `json:"loops"`
 	// CPUUsage and CPURequests compare the first cycle's start with End.
 	CPUUsage    Change `json:"cpuUsage"`
 	CPURequests Change `json:"cpuRequests"`

@@ -17,7 +17,7 @@ func isBare(p *v1.Pod) bool { return metav1.GetControllerOf(p) == nil }
 func summarize(res *Result, evicted []evictedPod, cfg *Config, b Bound) Summary {
 	s := Summary{Cycles: cfg.Cycles, Interval: cfg.Interval.String(), Seed: cfg.Seed, Noise: cfg.Noise,
 		TotalEvictions: len(evicted), EvictionsPerWorkload: map[string]int{},
-		Repeated: repeated(evicted, cfg.repeatCooldown()), PodsLeftPending: len(res.End.Pending)}
+		Repeated: repeated(evicted, cfg.repeatCooldown()), Loops: loops(res), PodsLeftPending: len(res.End.Pending)}
 	for _, e := range res.Evictions {
 		if e.Result == string(evictor.ResultBlockedByPDB) {
 			s.BlockedEvictions++

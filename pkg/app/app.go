@@ -57,7 +57,7 @@ func NewRootCommand(out, errOut io.Writer) *cobra.Command {
 	cmd.Flags().BoolVar(&showVersion, "version", false, "print the version and exit")
 	logOpts.AddFlags(cmd.PersistentFlags())
 	cmd.AddCommand(newSimulateCommand(), newSnapshotCommand(), newGenerateCommand(), newValidateCommand(),
-		newVersionCommand(), newUntaintCommand())
+		newVersionCommand(), newUntaintCommand(), newHistoryCommand())
 	return cmd
 }
 

@@ -2,7 +2,6 @@ package app
 
 import (
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -17,13 +16,9 @@ func loadHistory(path string) (*descheduler.State, error) {
 	if path == "" {
 		return state, nil
 	}
-	data, err := os.ReadFile(path)
+	entries, states, err := readHistoryFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("--history: %w", err)
-	}
-	entries, states, err := descheduler.DecodeHistory(data)
-	if err != nil {
-		return nil, fmt.Errorf("--history %s: %w", path, err)
 	}
 	state.Merge(entries, states)
 	return state, nil

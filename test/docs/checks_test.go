@@ -64,12 +64,16 @@ func TestMatchLines(t *testing.T) {
 
 func TestIsLive(t *testing.T) {
 	for line, want := range map[string]bool{
-		"descheduler simulate --policy p":              false,
-		"bin/descheduler validate --policy p":          false,
-		"descheduler snapshot -o x.json":               true,
-		"descheduler --policy-config-file p":           true,
-		"descheduler untaint --all":                    true,
-		"kubectl apply -k deploy/kustomize/deployment": true,
+		"descheduler simulate --policy p":                       false,
+		"bin/descheduler validate --policy p":                   false,
+		"descheduler snapshot -o x.json":                        true,
+		"descheduler --policy-config-file p":                    true,
+		"descheduler untaint --all":                             true,
+		"descheduler history --namespace kube-system":           true,
+		"descheduler history --file docs/examples/history.json": false,
+		"descheduler history --file=docs/examples/history.json": false,
+		"descheduler history -o json --file h.json --since 1h":  false,
+		"kubectl apply -k deploy/kustomize/deployment":          true,
 		"make run":             false,
 		"E2E_SKIP=1 make test": false,
 		"go run ./hack/peakrss -- bin/descheduler simulate": true,

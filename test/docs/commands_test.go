@@ -21,6 +21,29 @@ type command struct {
 // offline are the descheduler commands that need no cluster: they run.
 var offline = map[string]bool{"simulate": true, "validate": true, "generate": true, "version": true}
 
+// offlineWithFile are the commands that need no cluster when they read a
+// file instead (history --file).
+var offlineWithFile = map[string]string{"history": "--file"}
+
+// isOffline reports whether the descheduler command line args (after the
+// binary) needs no cluster, so the documentation's example runs.
+func isOffline(args []string) bool {
+	sub := subcommand(args)
+	if offline[sub] {
+		return true
+	}
+	flag, ok := offlineWithFile[sub]
+	if !ok {
+		return false
+	}
+	for _, a := range args[1:] {
+		if a == flag || strings.HasPrefix(a, flag+"=") {
+			return true
+		}
+	}
+	return false
+}
+
 // TestCommandBlocks runs every offline descheduler command the
 // documentation shows and compares its output where the block shows it;
 // commands that need a cluster get their flags parsed by the binary's own
@@ -88,7 +111,7 @@ func checkCommand(t *testing.T, b block, c command, live bool, targets map[strin
 			t.Errorf("%s: `%s`: %v", b, strings.Join(words, " "), err)
 			return
 		}
-		if live || !offline[subcommand(args)] {
+		if live || !isOffline(args) {
 			return
 		}
 		out, err := runDescheduler(t, scratch(), args)

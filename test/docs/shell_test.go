@@ -123,7 +123,7 @@ func subcommand(args []string) string {
 }
 
 // isLive reports whether a command needs a cluster: the descheduler's
-// live run, snapshot and untaint, kubectl, helm, and anything else that is
+// live run, snapshot, untaint and history without --file, kubectl, helm, and anything else that is
 // neither the descheduler nor make.
 func isLive(words []string) bool {
 	words = dropEnv(words)
@@ -131,7 +131,7 @@ func isLive(words []string) bool {
 		return false
 	}
 	if isDescheduler(words[0]) {
-		return !offline[subcommand(words[1:])]
+		return !isOffline(words[1:])
 	}
 	return true
 }

@@ -171,7 +171,7 @@ func replacementCandidates(snap *snapshot.Snapshot, open []snapshot.Eviction) ma
 		return out
 	}
 	add := func(p *v1.Pod) {
-		if ref := metav1.GetControllerOf(p); ref != nil && wanted[ref.UID] && p.DeletionTimestamp == nil {
+		if ref := metav1.GetControllerOfNoCopy(p); ref != nil && wanted[ref.UID] && p.DeletionTimestamp == nil {
 			out[ref.UID] = append(out[ref.UID], p)
 		}
 	}

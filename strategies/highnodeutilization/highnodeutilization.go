@@ -202,5 +202,9 @@ func abortReason(cls nu.Classification, nodes, numberOfNodes int) string {
 // its destinations were over the threshold already, so destination_hot
 // cannot arise.
 func (h *HighNodeUtilization) FollowUsage(snap *snapshot.Snapshot) (framework.UsageFollow, bool) {
-	return nu.Follow(h.views(snap), h.args.MetricsUtilization.Window.Duration, h.band.Low)
+	threshold, ok := h.args.Thresholds[v1.ResourceCPU]
+	if !ok {
+		return framework.UsageFollow{}, false
+	}
+	return nu.Follow(snap, h.args.Classification, h.args.MetricsUtilization, threshold, false)
 }

@@ -223,14 +223,12 @@ func abortReason(cls nu.Classification, nodes, numberOfNodes int) string {
 
 // FollowUsage implements framework.UsageFollower: a node is hot over the
 // cpu target threshold of the usage band (with useDeviationThresholds, the
-// mean cpu usage of the nodes with known usage plus it, as Plan computes
+// mean cpu usage of the nodes with usable usage plus it, as Plan computes
 // it).
 func (l *LowNodeUtilization) FollowUsage(snap *snapshot.Snapshot) (framework.UsageFollow, bool) {
-	views := l.views(snap)
-	if views.Mode == nu.ClassifyRequests {
+	target, ok := l.args.TargetThresholds[v1.ResourceCPU]
+	if !ok {
 		return framework.UsageFollow{}, false
 	}
-	bands := nu.LowBands(views.Nodes, l.args.Thresholds, l.args.TargetThresholds, l.args.UseDeviationThresholds,
-		views.Measures)
-	return nu.Follow(views, l.args.MetricsUtilization.Window.Duration, bands.Use.High)
+	return nu.Follow(snap, l.args.Classification, l.args.MetricsUtilization, target, l.args.UseDeviationThresholds)
 }

@@ -61,7 +61,7 @@ func (v Views) Measured() []v1.ResourceName { return MeasuredNames(v.Measures) }
 // to Unknown.
 func BuildViews(snap *snapshot.Snapshot, mode ClassificationMode, mu *collectors.MetricsUtilization) Views {
 	all := FromRequests(snap.Nodes())
-	if mode == ClassifyRequests || mode == "" || mu == nil || mu.Source == api.SourceRequests || !mu.Measures().Any() {
+	if !classifiesByUsage(mode, mu) {
 		return Views{Mode: ClassifyRequests, Nodes: all}
 	}
 	uv := usage.Compute(snap, mu.WindowConfig())
@@ -84,6 +84,12 @@ func BuildViews(snap *snapshot.Snapshot, mode ClassificationMode, mu *collectors
 		}
 	}
 	return v
+}
+
+// classifiesByUsage reports whether mode with mu builds usage views (else
+// BuildViews falls back to mode Requests).
+func classifiesByUsage(mode ClassificationMode, mu *collectors.MetricsUtilization) bool {
+	return mode != ClassifyRequests && mode != "" && mu != nil && mu.Source != api.SourceRequests && mu.Measures().Any()
 }
 
 // removedPods counts the non-terminal pods evicted from node earlier in

@@ -99,6 +99,7 @@ func TestEvictionOutcomeRelieved(t *testing.T) {
 	second := tc.runUsage("second", policy, append(flags, "--secure-port", strconv.Itoa(port),
 		"--bind-address", "127.0.0.1")...)
 	row := tc.waitOutcome(cm, gone[0])
+	t.Logf("history row of %s: %+v (measured %v)", gone[0], row, orNilValue(row.Measured))
 	hot := tc.nodeName("n1")
 	if row.Outcome != "relieved" || row.From != hot || row.To == "" || row.To == hot || row.Replacement == "" {
 		t.Fatalf("history row %+v, want relieved from %s, the replacement on a cold node", row, hot)
@@ -153,7 +154,16 @@ func TestEvictionOutcomeDestinationHot(t *testing.T) {
 	}
 	tc.setUsage(repl.Name, "3400m", podMemory)
 	row := tc.waitOutcome(cm, gone[0])
+	t.Logf("history row of %s: %+v (measured %v)", gone[0], row, orNilValue(row.Measured))
 	if row.Outcome != "destination_hot" || row.To != tc.nodeName("n2") || row.Replacement != tc.name+"/"+repl.Name {
 		t.Fatalf("history row %+v, want destination_hot on n2 with replacement %s", row, repl.Name)
 	}
+}
+
+// orNilValue is *p, or nil.
+func orNilValue(p *int64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
 }

@@ -23,12 +23,13 @@ type policyRow struct {
 
 // leafTypes are types documented as one value, not by their fields.
 var leafTypes = map[reflect.Type]string{
-	reflect.TypeOf(metav1.Duration{}):      "duration",
-	reflect.TypeOf(resource.Quantity{}):    "quantity",
-	reflect.TypeOf(metav1.LabelSelector{}): "label selector",
-	reflect.TypeOf(json.RawMessage{}):      "object",
-	reflect.TypeOf(intstr.IntOrString{}):   "integer or percentage",
-	reflect.TypeOf(metav1.Time{}):          "time",
+	reflect.TypeOf(metav1.Duration{}):         "duration",
+	reflect.TypeOf(resource.Quantity{}):       "quantity",
+	reflect.TypeOf(metav1.LabelSelector{}):    "label selector",
+	reflect.TypeOf(json.RawMessage{}):         "object",
+	reflect.TypeOf(intstr.IntOrString{}):      "integer or percentage",
+	reflect.TypeOf(metav1.Time{}):             "time",
+	reflect.TypeOf(api.ProfileNodeSelector{}): "label selector string or object",
 }
 
 // typeMetaDocs document the embedded metav1.TypeMeta fields, whose

@@ -17,11 +17,13 @@ import (
 
 // The types checkTypes treats as leaves with their own JSON form.
 var (
-	durationType  = reflect.TypeFor[metav1.Duration]()
-	quantityType  = reflect.TypeFor[resource.Quantity]()
-	timeType      = reflect.TypeFor[metav1.Time]()
-	rawType       = reflect.TypeFor[json.RawMessage]()
-	unmarshalType = reflect.TypeFor[json.Unmarshaler]()
+	durationType      = reflect.TypeFor[metav1.Duration]()
+	quantityType      = reflect.TypeFor[resource.Quantity]()
+	timeType          = reflect.TypeFor[metav1.Time]()
+	rawType           = reflect.TypeFor[json.RawMessage]()
+	selectorType      = reflect.TypeFor[ProfileNodeSelector]()
+	labelSelectorType = reflect.TypeFor[metav1.LabelSelector]()
+	unmarshalType     = reflect.TypeFor[json.Unmarshaler]()
 )
 
 // typeErrors parses doc (JSON) and walks it against the Go type t, as
@@ -63,6 +65,8 @@ func checkValue(v any, t reflect.Type, path *field.Path) field.ErrorList {
 		return checkTime(v, path)
 	case rawType:
 		return nil
+	case selectorType:
+		return checkProfileNodeSelector(v, path)
 	}
 	if t.Kind() == reflect.Interface || reflect.PointerTo(t).Implements(unmarshalType) {
 		return nil

@@ -63,6 +63,12 @@ type DeschedulerProfile struct {
 	// Plugins enables plugins per extension point. DefaultEvictor is
 	// always enabled at filter and preevictionfilter.
 	Plugins Plugins `json:"plugins,omitempty"`
+	// NodeSelector restricts the nodes this profile works on, within the
+	// policy's nodeSelector: a label selector string ("pool=batch") or an
+	// object with matchLabels and matchExpressions. Its strategies see only
+	// these nodes, as sources, as destinations and in node-fit checks.
+	// Absent: every node the policy considers.
+	NodeSelector *ProfileNodeSelector `json:"nodeSelector,omitempty"`
 }
 
 // PluginConfig carries one plugin's args. Args holds the raw JSON as

@@ -156,6 +156,7 @@ func validateProfiles(profiles []DeschedulerProfile, reg *framework.Registry, pa
 		names[prof.Name] = true
 		errs = append(errs, validatePluginConfigs(prof.PluginConfig, reg, p.Child("pluginConfig"))...)
 		errs = append(errs, validatePlugins(&prof.Plugins, reg, p.Child("plugins"))...)
+		errs = append(errs, validateProfileNodeSelector(prof.NodeSelector, p.Child("nodeSelector"))...)
 	}
 	return errs
 }

@@ -122,6 +122,9 @@ func (c *Cycle) run(ctx context.Context, snap *snapshot.Snapshot, recorded func(
 	// The strategies' memoized indexes are not needed past the cycle; the
 	// report's snapshots would keep them alive.
 	snap.ClearMemo()
+	for i := range c.Profiles {
+		c.Profiles[i].forget()
+	}
 	return r.report
 }
 
@@ -168,7 +171,7 @@ func (r *run) classify(ctx context.Context, p *Profile, s framework.Strategy) {
 	if !ok || r.c.Observer == nil {
 		return
 	}
-	r.c.Observer.Classified(p.Name, s.Name(), c.Classify(ctx, r.working))
+	r.c.Observer.Classified(p.Name, s.Name(), c.Classify(ctx, p.On(r.working)))
 }
 
 // runStrategy plans and executes; it re-plans while evictions fail.
@@ -177,7 +180,8 @@ func (r *run) runStrategy(ctx context.Context, p *Profile, s framework.Strategy)
 	for round := 0; round <= MaxReplans; round++ {
 		// The DefaultEvictor is rebuilt on the working snapshot so nodeFit
 		// and minReplicas see earlier evictions.
-		de, err := evictor.New(p.EvictorArgs, r.working)
+		working := p.On(r.working) // the profile's nodes alone
+		de, err := evictor.New(p.EvictorArgs, working)
 		if err != nil {
 			return fmt.Errorf("building the default evictor: %w", err)
 		}
@@ -188,7 +192,7 @@ func (r *run) runStrategy(ctx context.Context, p *Profile, s framework.Strategy)
 			// workload budget would refuse now.
 			view = view.WithWorkloadGuard(r.guard, workloadBudgetOf(p.EvictorArgs))
 		}
-		cands, err := s.Plan(ctx, r.working, view)
+		cands, err := s.Plan(ctx, working, view)
 		if err != nil {
 			return fmt.Errorf("planning: %w", err)
 		}

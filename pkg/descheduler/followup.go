@@ -59,25 +59,27 @@ func (f *follower) usage(profile, strategy string) (framework.UsageFollow, bool)
 		return got.UsageFollow, got.ok
 	}
 	var found framework.UsageFollower
+	var in *Profile
 search:
-	for _, p := range f.profiles {
+	for i := range f.profiles {
+		p := &f.profiles[i]
 		for _, s := range slices.Concat(p.Deschedule, p.Balance) {
 			uf, ok := s.(framework.UsageFollower)
 			if !ok || s.Name() != strategy {
 				continue
 			}
 			if p.Name == profile {
-				found = uf
+				found, in = uf, p
 				break search
 			}
 			if found == nil {
-				found = uf
+				found, in = uf, p
 			}
 		}
 	}
 	var got followed
 	if found != nil {
-		got.UsageFollow, got.ok = found.FollowUsage(f.snap)
+		got.UsageFollow, got.ok = found.FollowUsage(in.On(f.snap))
 	}
 	f.asked[k] = got
 	return got.UsageFollow, got.ok

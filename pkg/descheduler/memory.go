@@ -186,14 +186,30 @@ func (m *Memory) afterCycle(ctx context.Context, r *Runner, snap *snapshot.Snaps
 }
 
 // CollectNodeStates asks every framework.NodeStater strategy for the node
-// states to keep, keyed by strategy name (the first profile running a
-// strategy wins).
+// states to keep, on its profile's nodes (Profile.On), keyed by strategy
+// name; of a node two profiles running a strategy evaluate, the first
+// profile's state wins (profiles with a nodeSelector each add their own
+// nodes).
 func CollectNodeStates(ctx context.Context, profiles []Profile, snap *snapshot.Snapshot) NodeStates {
 	out := NodeStates{}
-	eachStrategy(profiles, func(s framework.Strategy) {
-		if ns, ok := s.(framework.NodeStater); ok {
-			if _, seen := out[s.Name()]; !seen {
-				out[s.Name()] = ns.NodeStates(ctx, snap)
+	eachStrategy(profiles, func(p *Profile, s framework.Strategy) {
+		ns, ok := s.(framework.NodeStater)
+		if !ok {
+			return
+		}
+		states := ns.NodeStates(ctx, p.On(snap))
+		have, seen := out[s.Name()]
+		if !seen {
+			out[s.Name()] = states
+			return
+		}
+		for node, st := range states {
+			if _, dup := have[node]; !dup {
+				if have == nil {
+					have = map[string]snapshot.NodeState{}
+					out[s.Name()] = have
+				}
+				have[node] = st
 			}
 		}
 	})
@@ -204,7 +220,7 @@ func CollectNodeStates(ctx context.Context, profiles []Profile, snap *snapshot.S
 // framework.SoftTainter strategy wants tainted.
 func WantTainted(ctx context.Context, profiles []Profile, snap *snapshot.Snapshot) map[string]bool {
 	want := map[string]bool{}
-	eachStrategy(profiles, func(s framework.Strategy) {
+	eachStrategy(profiles, func(p *Profile, s framework.Strategy) {
 		st, ok := s.(framework.SoftTainter)
 		if !ok {
 			return
@@ -212,7 +228,7 @@ func WantTainted(ctx context.Context, profiles []Profile, snap *snapshot.Snapsho
 		if enabled, _, _ := st.SoftTaint(); !enabled {
 			return
 		}
-		for node, w := range st.WantTainted(ctx, snap) {
+		for node, w := range st.WantTainted(ctx, p.On(snap)) {
 			want[node] = want[node] || w
 		}
 	})
@@ -227,7 +243,7 @@ func WantTainted(ctx context.Context, profiles []Profile, snap *snapshot.Snapsho
 func SoftTaintWants(ctx context.Context, profiles []Profile, snap *snapshot.Snapshot) []TaintWant {
 	byKey := map[string]*TaintWant{}
 	var keys []string
-	eachStrategy(profiles, func(s framework.Strategy) {
+	eachStrategy(profiles, func(p *Profile, s framework.Strategy) {
 		st, ok := s.(framework.SoftTainter)
 		if !ok {
 			return
@@ -245,7 +261,7 @@ func SoftTaintWants(ctx context.Context, profiles []Profile, snap *snapshot.Snap
 			byKey[key] = w
 			keys = append(keys, key)
 		}
-		for node, on := range st.WantTainted(ctx, snap) {
+		for node, on := range st.WantTainted(ctx, p.On(snap)) {
 			w.Nodes[node] = w.Nodes[node] || on
 		}
 	})
@@ -262,7 +278,7 @@ func SoftTaintWants(ctx context.Context, profiles []Profile, snap *snapshot.Snap
 // all (so that a taint left by an earlier configuration is cleaned up when
 // the feature is turned off).
 func SoftTaintConfig(profiles []Profile) (key, value string, enabled, capable bool) {
-	eachStrategy(profiles, func(s framework.Strategy) {
+	eachStrategy(profiles, func(_ *Profile, s framework.Strategy) {
 		st, ok := s.(framework.SoftTainter)
 		if !ok {
 			return
@@ -291,13 +307,16 @@ func followingStrategies(profiles []Profile) map[string]string {
 	return out
 }
 
-func eachStrategy(profiles []Profile, fn func(framework.Strategy)) {
-	for _, p := range profiles {
+// eachStrategy calls fn with every strategy of profiles and its profile,
+// in profile order, Deschedule before Balance.
+func eachStrategy(profiles []Profile, fn func(*Profile, framework.Strategy)) {
+	for i := range profiles {
+		p := &profiles[i]
 		for _, s := range p.Deschedule {
-			fn(s)
+			fn(p, s)
 		}
 		for _, s := range p.Balance {
-			fn(s)
+			fn(p, s)
 		}
 	}
 }

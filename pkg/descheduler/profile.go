@@ -3,10 +3,14 @@ package descheduler
 import (
 	"fmt"
 	"slices"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/usage-descheduler/descheduler/pkg/api"
 	"github.com/usage-descheduler/descheduler/pkg/evictor"
 	"github.com/usage-descheduler/descheduler/pkg/framework"
+	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 )
 
 // Profile is a policy profile turned into runnable strategies.
@@ -19,6 +23,42 @@ type Profile struct {
 	Deschedule []framework.Strategy
 	// Balance are the strategies enabled at the Balance point, in order.
 	Balance []framework.Strategy
+	// NodeSelector restricts the nodes the profile's strategies see (the
+	// profile's nodeSelector; nil: every considered node). Use On.
+	NodeSelector labels.Selector
+
+	// scope keeps the restriction of the latest snapshot lineage; shared
+	// by the copies of the Profile.
+	scope *nodeScope
+}
+
+// nodeScope caches one snapshot.Restriction: strategies plan several times
+// per cycle on snapshots of one lineage, and the restricted lineage's
+// memoized values serve them all.
+type nodeScope struct {
+	mu          sync.Mutex
+	restriction *snapshot.Restriction
+}
+
+// On returns the snapshot p's strategies work on: snap itself without a
+// NodeSelector, else snap restricted to the nodes the selector matches
+// (snapshot.Restriction, made once per snapshot lineage).
+func (p *Profile) On(snap *snapshot.Snapshot) *snapshot.Snapshot {
+	if p.NodeSelector == nil || snap == nil {
+		return snap
+	}
+	if p.scope == nil {
+		// A Profile built by hand: restrict without caching.
+		out, _ := snapshot.NewRestriction(snap, p.NodeSelector).Restrict(snap)
+		return out
+	}
+	p.scope.mu.Lock()
+	defer p.scope.mu.Unlock()
+	if r := p.scope.restriction; r == nil || !r.Of(snap) {
+		p.scope.restriction = snapshot.NewRestriction(snap, p.NodeSelector)
+	}
+	out, _ := p.scope.restriction.Restrict(snap) // the restriction is of snap's lineage
+	return out
 }
 
 // BuildProfiles instantiates the strategies of a loaded (defaulted and
@@ -35,8 +75,26 @@ func BuildProfiles(policy *api.DeschedulerPolicy, reg *framework.Registry) ([]Pr
 	return out, nil
 }
 
+// forget drops the cached restriction, so a finished cycle's snapshots
+// are not kept alive until the next one.
+func (p *Profile) forget() {
+	if p.scope == nil {
+		return
+	}
+	p.scope.mu.Lock()
+	defer p.scope.mu.Unlock()
+	p.scope.restriction = nil
+}
+
 func buildProfile(p api.DeschedulerProfile, reg *framework.Registry) (Profile, error) {
 	prof := Profile{Name: p.Name}
+	if p.NodeSelector != nil {
+		sel, err := p.NodeSelector.Selector()
+		if err != nil {
+			return prof, fmt.Errorf("nodeSelector: %w", err)
+		}
+		prof.NodeSelector, prof.scope = sel, &nodeScope{}
+	}
 	args, ok := findArgs(p, api.DefaultEvictorName).(*evictor.DefaultEvictorArgs)
 	if !ok {
 		return prof, fmt.Errorf("%s args missing or of the wrong type", api.DefaultEvictorName)

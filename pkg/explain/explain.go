@@ -61,19 +61,35 @@ func Nodes(ctx context.Context, in Input) []Node {
 	return out
 }
 
-// classify asks every classifying strategy (first occurrence of a name
-// wins) and returns the classes by strategy and the strategies in order.
+// classify asks every classifying strategy, on its profile's nodes
+// (Profile.On), and returns the classes by strategy and the strategies in
+// order; of a node two profiles running a strategy classify, the first
+// profile's class wins (profiles with a nodeSelector each add their own
+// nodes).
 func classify(ctx context.Context, snap *snapshot.Snapshot, profiles []descheduler.Profile) (map[string]map[string]string, []string) {
 	classes := map[string]map[string]string{}
 	var order []string
-	for _, p := range profiles {
+	for i := range profiles {
+		p := &profiles[i]
 		for _, s := range append(append([]framework.Strategy{}, p.Deschedule...), p.Balance...) {
 			c, ok := s.(framework.Classifier)
-			if !ok || classes[s.Name()] != nil {
+			if !ok {
 				continue
 			}
-			classes[s.Name()] = c.Classify(ctx, snap)
-			order = append(order, s.Name())
+			got := c.Classify(ctx, p.On(snap))
+			have, seen := classes[s.Name()]
+			if !seen {
+				order = append(order, s.Name())
+			}
+			if have == nil {
+				have = map[string]string{}
+				classes[s.Name()] = have
+			}
+			for node, class := range got {
+				if _, dup := have[node]; !dup {
+					have[node] = class
+				}
+			}
 		}
 	}
 	return classes, order

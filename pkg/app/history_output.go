@@ -40,6 +40,9 @@ type HistoryEviction struct {
 	// Profile is the profile of the strategy; known for followed
 	// evictions only.
 	Profile string `json:"profile,omitempty"`
+	// Instance is the descheduler instance that made and follows the
+	// eviction (its --instance-name); known for followed evictions.
+	Instance string `json:"instance,omitempty"`
 	// From is the node the evicted pod ran on.
 	From string `json:"from"`
 	// Owner is the pod's controller, "Kind/name"; empty for a pod without
@@ -140,7 +143,7 @@ func historyEviction(e snapshot.Eviction) HistoryEviction {
 	if f == nil {
 		return h
 	}
-	h.Profile, h.To, h.Target = f.Profile, f.Destination, f.Target
+	h.Profile, h.Instance, h.To, h.Target = f.Profile, f.Instance, f.Destination, f.Target
 	if f.Replacement != "" {
 		h.Replacement = e.Namespace + "/" + f.Replacement
 	}

@@ -364,7 +364,7 @@ func nodeSelector(policy *api.DeschedulerPolicy) (labels.Selector, error) {
 // run, even when no strategy enables them, so that taints this instance
 // left under an earlier policy are removed.
 func newMemory(o *RunOptions, client kubernetes.Interface) *descheduler.Memory {
-	m := &descheduler.Memory{State: &descheduler.State{}, Persist: !o.DryRun, FollowOutcomes: true,
+	m := &descheduler.Memory{State: &descheduler.State{}, Persist: !o.DryRun, FollowOutcomes: true, Instance: o.Instance(),
 		Evictions: &eventLog{Client: client, Instance: o.Instance()}}
 	if o.HistoryConfigMap != "" {
 		m.Store = &descheduler.ConfigMapStore{Client: client, Namespace: historyNamespace(o), Name: o.HistoryConfigMap}

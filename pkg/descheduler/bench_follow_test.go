@@ -55,7 +55,7 @@ func BenchmarkFollowUps(b *testing.B) {
 		})
 		b.Run(fmt.Sprintf("follow/open=%d", n), func(b *testing.B) {
 			m := newMemory()
-			if open, _ := m.State.openFollowUps(); len(open) != n {
+			if open, _ := m.State.openFollowUps(""); len(open) != n {
 				b.Fatalf("%d open follow-ups, want %d (is LowNodeUtilization in the first profile by usage?)", len(open), n)
 			}
 			later, err := snapshot.New(objs, snapshot.Options{Now: p.Now.Add(10 * time.Second)})

@@ -24,16 +24,17 @@ func (s *State) RecordFollowedEviction(now time.Time, rec Record, f *snapshot.Fo
 	s.pruneCount()
 }
 
-// openFollowUps returns copies of the evictions whose follow-up waits for
-// its outcome, oldest first, and the planned relief (MilliCPU) of the
-// followed evictions per source node and cycle, which share the node's
-// measured drop.
-func (s *State) openFollowUps() ([]snapshot.Eviction, map[sourceCycle]int64) {
+// openFollowUps returns copies of the evictions of instance whose
+// follow-up waits for its outcome (an empty Instance counts as anyone's),
+// oldest first, and the planned relief (MilliCPU) of the followed
+// evictions per source node and cycle, which share the node's measured
+// drop.
+func (s *State) openFollowUps(instance string) ([]snapshot.Eviction, map[sourceCycle]int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var open []snapshot.Eviction
 	for _, e := range s.entries {
-		if e.FollowUp.Open() {
+		if e.FollowUp.Open() && (e.FollowUp.Instance == "" || e.FollowUp.Instance == instance) {
 			open = append(open, e)
 		}
 	}
@@ -82,10 +83,11 @@ func (s *State) setFollowUps(updates map[evictionKey]*snapshot.FollowUp) {
 // their evictions (followed names them) a follow-up that starts without
 // the usage before the eviction: their replacement, destination and the
 // usage after can still be found in the cluster.
-func followDerived(entries []snapshot.Eviction, followed map[string]string) {
+func followDerived(entries []snapshot.Eviction, followed map[string]string, instance string) {
 	for i := range entries {
 		if profile, ok := followed[entries[i].Strategy]; ok && entries[i].FollowUp == nil {
-			entries[i].FollowUp = &snapshot.FollowUp{Profile: profile, Cycle: entries[i].Time.Truncate(time.Second)}
+			entries[i].FollowUp = &snapshot.FollowUp{Instance: instance, Profile: profile,
+				Cycle: entries[i].Time.Truncate(time.Second)}
 		}
 	}
 }

@@ -37,6 +37,8 @@ type follower struct {
 	// cpu usage then (Memory.plannedUsage), for the destinations' usage
 	// before; nil: not kept.
 	planned plannedUsage
+	// instance names the follow-ups start starts (Memory.Instance).
+	instance string
 }
 
 type profileStrategy struct{ profile, strategy string }
@@ -97,7 +99,7 @@ func (f *follower) start(rec Record) *snapshot.FollowUp {
 		return nil
 	}
 	f.planned.keep(f.snap, u)
-	return &snapshot.FollowUp{Profile: rec.Profile, Cycle: f.snap.Now.Truncate(time.Second), Target: round1(u.Target),
+	return &snapshot.FollowUp{Instance: f.instance, Profile: rec.Profile, Cycle: f.snap.Now.Truncate(time.Second), Target: round1(u.Target),
 		SourceBefore: cpuOf(u, rec.Node)}
 }
 
@@ -121,7 +123,7 @@ func (m *Memory) followUps(ctx context.Context, r *Runner, snap *snapshot.Snapsh
 	if m == nil || m.State == nil || !m.FollowOutcomes {
 		return
 	}
-	open, planned := m.State.openFollowUps()
+	open, planned := m.State.openFollowUps(m.Instance)
 	m.planned.prune(open)
 	if len(open) == 0 {
 		return

@@ -120,8 +120,8 @@ func TestFollowUpOnlyForFollowers(t *testing.T) {
 	}
 	derived := []snapshot.Eviction{{Time: followT0, Namespace: "ns", Pod: "a", Strategy: "Follow"},
 		{Time: followT0, Namespace: "ns", Pod: "b", Strategy: "Other"}}
-	followDerived(derived, followingStrategies(rig.run.Cycle.Profiles))
-	if derived[0].FollowUp == nil || derived[0].FollowUp.Profile != "prof" || derived[1].FollowUp != nil {
+	followDerived(derived, followingStrategies(rig.run.Cycle.Profiles), "me")
+	if derived[0].FollowUp == nil || derived[0].FollowUp.Profile != "prof" || derived[0].FollowUp.Instance != "me" || derived[1].FollowUp != nil {
 		t.Errorf("derived %+v / %+v, want only Follow's followed in prof", derived[0].FollowUp, derived[1].FollowUp)
 	}
 }
@@ -137,5 +137,31 @@ func TestFollowUpWaitsForTheReplacementsWindow(t *testing.T) {
 	}
 	if got := rig.step(followT0.Add(110*time.Second), after, late); got[0].FollowUp.Outcome != outcome.Relieved {
 		t.Fatalf("outcome %q one window after Ready, want relieved", got[0].FollowUp.Outcome)
+	}
+}
+
+// Instances sharing one history (one ConfigMap, e.g. one instance per node
+// pool) follow their own evictions only: instance b does not judge a's,
+// whose source node it does not even see.
+func TestFollowUpOwnInstanceOnly(t *testing.T) {
+	rig := newFollowRig(t, map[string]float64{"hot": 90, "cold": 20})
+	rig.mem.Instance = "a"
+	snap := followSnap(t, followT0)
+	rig.mem.recorder(rig.run, snap)(Record{Eviction: evictorEviction(replica("old-1", "hot", followT0.Add(-time.Hour)), "Follow"),
+		Result: "success"})
+	got, _ := rig.mem.State.Contents()
+	if got[0].FollowUp == nil || got[0].FollowUp.Instance != "a" {
+		t.Fatalf("follow-up %+v, want instance a's", got[0].FollowUp)
+	}
+	other := newFollowRig(t, nil)
+	other.mem.Instance = "b"
+	other.mem.State.Merge(got, nil)
+	after := other.step(followT0.Add(time.Hour), map[string]float64{"cold": 30})
+	if after[0].FollowUp.Outcome != "" || len(other.obs.judged) != 0 {
+		t.Errorf("instance b judged a's eviction: %+v", after[0].FollowUp)
+	}
+	rig.mem.State.Merge(after, nil)
+	if mine := rig.step(followT0.Add(time.Hour), map[string]float64{"hot": 50}); mine[0].FollowUp.Outcome == "" {
+		t.Error("instance a did not judge its own eviction")
 	}
 }

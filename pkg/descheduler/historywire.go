@@ -9,6 +9,7 @@ import (
 // wireFollowUp is the persisted snapshot.FollowUp: times in Unix seconds
 // (0: none), usage percentages with one decimal.
 type wireFollowUp struct {
+	Instance          string   `json:"in,omitempty"`
 	Profile           string   `json:"p,omitempty"`
 	Cycle             int64    `json:"c,omitempty"`
 	Target            float64  `json:"tg"`
@@ -28,7 +29,7 @@ func toWireFollowUp(f *snapshot.FollowUp) *wireFollowUp {
 	if f == nil {
 		return nil
 	}
-	return &wireFollowUp{Profile: f.Profile, Cycle: toUnix(f.Cycle), Target: round1(f.Target),
+	return &wireFollowUp{Instance: f.Instance, Profile: f.Profile, Cycle: toUnix(f.Cycle), Target: round1(f.Target),
 		SourceBefore: round1Ptr(f.SourceBefore), Replacement: f.Replacement, Destination: f.Destination,
 		ReplacementReady: toUnix(f.ReplacementReady), DestinationBefore: round1Ptr(f.DestinationBefore),
 		Outcome: f.Outcome, Judged: toUnix(f.Judged), SourceAfter: round1Ptr(f.SourceAfter),
@@ -39,7 +40,7 @@ func fromWireFollowUp(w *wireFollowUp) *snapshot.FollowUp {
 	if w == nil {
 		return nil
 	}
-	return &snapshot.FollowUp{Profile: w.Profile, Cycle: fromUnix(w.Cycle), Target: w.Target,
+	return &snapshot.FollowUp{Instance: w.Instance, Profile: w.Profile, Cycle: fromUnix(w.Cycle), Target: w.Target,
 		SourceBefore: w.SourceBefore, Replacement: w.Replacement, Destination: w.Destination,
 		ReplacementReady: fromUnix(w.ReplacementReady), DestinationBefore: w.DestinationBefore,
 		Outcome: w.Outcome, Judged: fromUnix(w.Judged), SourceAfter: w.SourceAfter,

@@ -45,6 +45,11 @@ type Memory struct {
 	// Cycle's Observer is told each outcome (EvictionJudged). The live run
 	// sets it; the multi-cycle simulator judges outcomes on its own model.
 	FollowOutcomes bool
+	// Instance names this descheduler instance on the follow-ups it
+	// starts; it follows only those (and those without an instance), so
+	// instances sharing a history ConfigMap never judge each other's
+	// evictions.
+	Instance string
 
 	// planned is the nodes' cpu usage of the cycles whose followed
 	// evictions are open; only the Runner's goroutine uses it.
@@ -110,7 +115,7 @@ func (m *Memory) rederive(ctx context.Context, r *Runner) {
 		return
 	}
 	if m.FollowOutcomes {
-		followDerived(found, followingStrategies(r.Cycle.Profiles))
+		followDerived(found, followingStrategies(r.Cycle.Profiles), m.Instance)
 	}
 	if added := m.State.MergeDerived(found); added > 0 {
 		logger.Info("Re-derived evictions missing from the history", "added", added, "found", len(found))
@@ -155,7 +160,7 @@ func (m *Memory) recorder(r *Runner, snap *snapshot.Snapshot) func(Record) {
 			m.planned = plannedUsage{}
 		}
 		f = newFollower(snap, r.Cycle.Profiles)
-		f.planned = m.planned
+		f.planned, f.instance = m.planned, m.Instance
 	}
 	return func(rec Record) { m.State.RecordFollowedEviction(r.Clock.Now(), rec, f.start(rec)) }
 }

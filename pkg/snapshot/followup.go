@@ -11,6 +11,10 @@ import "time"
 // changed in place once it is part of a History: the descheduler replaces
 // it with an updated copy.
 type FollowUp struct {
+	// Instance is the descheduler instance that made the eviction and
+	// follows it (instances sharing one history ConfigMap, e.g. one per
+	// node pool, each follow their own evictions only).
+	Instance string
 	// Profile is the profile whose strategy made the eviction.
 	Profile string
 	// Cycle is when the cycle that made the eviction started; the

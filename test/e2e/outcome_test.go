@@ -21,6 +21,7 @@ type historyRow struct {
 	Planned     int64  `json:"reliefMilliCPU"`
 	Measured    *int64 `json:"measuredReliefMilliCPU"`
 	Outcome     string `json:"outcome"`
+	Instance    string `json:"instance"`
 }
 
 // history runs `descheduler history` on the case's history ConfigMap.

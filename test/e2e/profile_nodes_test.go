@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -10,20 +11,8 @@ import (
 // poolProfile is lowNodeUtilizationProfile (20% / 50% by requests) named
 // name and restricted by nodeSelector (YAML for the profile's field).
 func poolProfile(name, nodeSelector string) string {
-	return fmt.Sprintf(`- name: %s
-  nodeSelector: %s
-  pluginConfig:
-  - name: DefaultEvictor
-    args:
-      nodeFit: true
-  - name: LowNodeUtilization
-    args:
-      thresholds: {cpu: 20, memory: 20, pods: 20}
-      targetThresholds: {cpu: 50, memory: 50, pods: 50}
-  plugins:
-    balance:
-      enabled: [LowNodeUtilization]
-`, name, nodeSelector)
+	return strings.Replace(lowNodeUtilizationProfile, "- name: spread\n",
+		fmt.Sprintf("- name: %s\n  nodeSelector: %s\n", name, nodeSelector), 1)
 }
 
 // Profiles per node pool against the real control plane. Pool a is one

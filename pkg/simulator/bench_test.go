@@ -141,6 +141,7 @@ func benchQuality(b *testing.B, p scenario.Params, policy string, noise float64,
 	b.ReportMetric(float64(res.End.Stats.NodesOverTarget), "over-at-end")
 	b.ReportMetric(float64(s.Repeated.WithinCooldown), "repeat-cooldown")
 	b.ReportMetric(float64(s.Repeated.WithinHour), "repeat-1h")
+	b.ReportMetric(float64(s.Loops.Total), "loops-1h")
 	if end := s.CPUUsage.End; end != nil {
 		b.ReportMetric(end.StdDev, "end-cpu-sd%")
 		b.ReportMetric(end.Max, "end-cpu-max%")

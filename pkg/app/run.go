@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -23,7 +22,6 @@ import (
 	"github.com/usage-descheduler/descheduler/pkg/descheduler"
 	"github.com/usage-descheduler/descheduler/pkg/evictor"
 	"github.com/usage-descheduler/descheduler/pkg/fence"
-	"github.com/usage-descheduler/descheduler/pkg/framework"
 	"github.com/usage-descheduler/descheduler/pkg/metrics"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 )
@@ -222,13 +220,7 @@ func runLive(ctx context.Context, o *RunOptions) error {
 	cycle := &descheduler.Cycle{Profiles: profiles, Limits: descheduler.LimitsFromPolicy(policy),
 		Executor: evictor.DryRunExecutor{}, Clock: clock.RealClock{}}
 	observers := descheduler.Observers{m}
-	for _, p := range profiles {
-		for _, s := range slices.Concat(p.Deschedule, p.Balance) {
-			if _, ok := s.(framework.UsageFollower); ok {
-				m.FollowsOutcomes(p.Name, s.Name())
-			}
-		}
-	}
+	m.FollowsProfiles(profiles)
 	lease := leaseFence(o)
 	if !o.DryRun {
 		cycle.Executor = evictor.FencedExecutor{Guard: guard(lease),

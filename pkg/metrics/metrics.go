@@ -40,6 +40,7 @@ package metrics
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -226,6 +227,18 @@ func (m *Metrics) StrategyDone(profile, strategy string, took time.Duration) {
 	m.strategyDuration.WithLabelValues(strategy, profile).Observe(took.Seconds())
 	for _, r := range evictor.SkipReasons() {
 		m.skipped.WithLabelValues(string(r), strategy, profile)
+	}
+}
+
+// FollowsProfiles calls FollowsOutcomes for every strategy of profiles
+// whose evictions are followed (framework.UsageFollower).
+func (m *Metrics) FollowsProfiles(profiles []descheduler.Profile) {
+	for _, p := range profiles {
+		for _, s := range slices.Concat(p.Deschedule, p.Balance) {
+			if _, ok := s.(framework.UsageFollower); ok {
+				m.FollowsOutcomes(p.Name, s.Name())
+			}
+		}
 	}
 }
 

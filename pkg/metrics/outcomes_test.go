@@ -5,7 +5,10 @@ import (
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 
+	"github.com/usage-descheduler/descheduler/pkg/descheduler"
+	"github.com/usage-descheduler/descheduler/pkg/framework"
 	"github.com/usage-descheduler/descheduler/pkg/metrics"
 	"github.com/usage-descheduler/descheduler/pkg/outcome"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
@@ -20,7 +23,8 @@ func TestEvictionOutcomes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.FollowsOutcomes("prof", "LowNodeUtilization")
+	m.FollowsProfiles([]descheduler.Profile{{Name: "prof",
+		Balance: []framework.Strategy{followerStub{}, &hotStrategy{}}}})
 	judged := func(o string, measured *int64) snapshot.Eviction {
 		return snapshot.Eviction{Strategy: "LowNodeUtilization", MilliCPU: 1000,
 			FollowUp: &snapshot.FollowUp{Profile: "prof", Outcome: o, MeasuredMilliCPU: measured}}
@@ -41,8 +45,39 @@ func TestEvictionOutcomes(t *testing.T) {
 			t.Errorf("%s = %v, want %v", o, got, want)
 		}
 	}
+	for _, s := range strategiesOf(fams, "descheduler_eviction_outcomes_total") {
+		if s != "LowNodeUtilization" {
+			t.Errorf("outcome series of %s, want only the following strategy's", s)
+		}
+	}
 	h := fams["descheduler_eviction_relief_ratio"].GetMetric()[0].GetHistogram()
 	if h.GetSampleCount() != 2 || h.GetSampleSum() != 1.7 {
 		t.Errorf("ratio histogram count %d sum %v, want 2 and 1.7", h.GetSampleCount(), h.GetSampleSum())
 	}
+}
+
+// followerStub is a LowNodeUtilization that follows its evictions.
+type followerStub struct{}
+
+func (followerStub) Name() string { return "LowNodeUtilization" }
+
+func (followerStub) Plan(context.Context, *snapshot.Snapshot, framework.Evictor) ([]framework.Candidate, error) {
+	return nil, nil
+}
+
+func (followerStub) FollowUsage(*snapshot.Snapshot) (framework.UsageFollow, bool) {
+	return framework.UsageFollow{}, false
+}
+
+// strategiesOf returns the strategy label of every series of the family name.
+func strategiesOf(fams map[string]*dto.MetricFamily, name string) []string {
+	var out []string
+	for _, m := range fams[name].GetMetric() {
+		for _, lp := range m.GetLabel() {
+			if lp.GetName() == "strategy" {
+				out = append(out, lp.GetValue())
+			}
+		}
+	}
+	return out
 }

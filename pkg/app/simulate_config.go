@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -63,15 +64,54 @@ func simulationTarget(policy *api.DeschedulerPolicy) (t simulator.Target, repeat
 	if a == nil {
 		return t, 0
 	}
-	t.Profile = profile
-	t.Thresholds = a.TargetThresholds.Clone()
-	t.Deviation = a.UseDeviationThresholds
-	t.Requests = a.Classification != nu.ClassifyUsage
-	t.Usage = a.Classification == nu.ClassifyUsage || a.Classification == nu.ClassifyBoth
+	t = targetOf(a, profile)
 	if h := a.Hysteresis; h != nil && h.WorkloadCooldown != nil {
 		repeatCooldown = h.WorkloadCooldown.Duration
 	}
 	return t, repeatCooldown
+}
+
+// targetOf is the over-target rule of LowNodeUtilization args a in the
+// profile named profile.
+func targetOf(a *lownodeutilization.Args, profile string) simulator.Target {
+	return simulator.Target{Profile: profile, Thresholds: a.TargetThresholds.Clone(), Deviation: a.UseDeviationThresholds,
+		Requests: a.Classification != nu.ClassifyUsage,
+		Usage:    a.Classification == nu.ClassifyUsage || a.Classification == nu.ClassifyBoth}
+}
+
+// simulationTargets are the over-target rules of every LowNodeUtilization
+// plugin, in profile order, each judging its profile's nodes
+// (simulator.Config.Targets), when some profile with one has a
+// nodeSelector; nil otherwise (the first plugin's rule judges every node).
+func simulationTargets(policy *api.DeschedulerPolicy) ([]simulator.Target, error) {
+	var out []simulator.Target
+	selective := false
+	for _, prof := range policy.Profiles {
+		bal := prof.Plugins.Balance
+		if !slices.Contains(bal.Enabled, lownodeutilization.PluginName) ||
+			slices.Contains(bal.Disabled, lownodeutilization.PluginName) {
+			continue
+		}
+		for _, pc := range prof.PluginConfig {
+			a, ok := pc.Decoded.(*lownodeutilization.Args)
+			if !ok || pc.Name != lownodeutilization.PluginName {
+				continue
+			}
+			t := targetOf(a, prof.Name)
+			if prof.NodeSelector != nil {
+				sel, err := prof.NodeSelector.Selector()
+				if err != nil {
+					return nil, fmt.Errorf("profile %q nodeSelector: %w", prof.Name, err)
+				}
+				t.Nodes, selective = sel, true
+			}
+			out = append(out, t)
+		}
+	}
+	if !selective {
+		return nil, nil
+	}
+	return out, nil
 }
 
 // simulationBudget is the workload budget the summary judges availability

@@ -232,6 +232,33 @@ func podRelief(in explain.Input, ni *snapshot.NodeInfo, pi *snapshot.PodInfo, re
 	return out
 }
 
+// firstBounds is firstBound per target (see Config.Targets), each on the
+// nodes its Nodes select first, the bounds summed.
+func firstBounds(in explain.Input, targets []Target) (Bound, []UnreachableNode, error) {
+	if len(targets) == 1 && targets[0].Nodes == nil {
+		return firstBound(in, targets[0])
+	}
+	var sum Bound
+	var unreachable []UnreachableNode
+	for i, t := range targets {
+		scoped := in
+		r := snapshot.NewRestrictionFunc(in.Snapshot, func(n *v1.Node) bool { return scopeOf(targets, n) == i })
+		snap, err := r.Restrict(in.Snapshot)
+		if err != nil {
+			return Bound{}, nil, err
+		}
+		scoped.Snapshot = snap
+		b, u, err := firstBound(scoped, t)
+		if err != nil {
+			return Bound{}, nil, err
+		}
+		sum.Evictions, sum.Unreachable, sum.ByPriority = sum.Evictions+b.Evictions, sum.Unreachable+b.Unreachable,
+			sum.ByPriority+b.ByPriority
+		unreachable = append(unreachable, u...)
+	}
+	return sum, unreachable, nil
+}
+
 // firstBound computes the lower bound of the first cycle's cluster in,
 // with the DefaultEvictor of the profile named t.Profile (the defaults
 // when no profile has that name), and describes the nodes it found

@@ -56,6 +56,12 @@ type Config struct {
 	// Target says when a node is over target (Stats.NodesOverTarget);
 	// nil Thresholds: the figure is not computed.
 	Target Target
+	// Targets are the targets of every LowNodeUtilization plugin, in
+	// profile order, when its profiles have node selectors: a node is
+	// judged by the first whose Nodes select it (its own profile's
+	// thresholds), and nodes none selects are not judged. Empty: Target
+	// judges every node.
+	Targets []Target
 	// PodStartup is how long a replacement runs on its node before it is
 	// Ready (0: Ready as soon as it is bound). Until then the workload
 	// that owns it counts it as unavailable.
@@ -97,6 +103,32 @@ type Target struct {
 	// Profile is the name of the profile with that plugin: its
 	// DefaultEvictor says which pods the lower bound may count.
 	Profile string
+	// Nodes is the profile's nodeSelector: the nodes this target judges
+	// (see Config.Targets); nil: every node.
+	Nodes labels.Selector
+}
+
+// targets returns the targets nodes are judged by: Targets, else Target
+// alone (none without target thresholds).
+func (c *Config) targets() []Target {
+	if len(c.Targets) > 0 {
+		return c.Targets
+	}
+	if len(c.Target.Thresholds) == 0 {
+		return nil
+	}
+	return []Target{c.Target}
+}
+
+// scopeOf returns the index of the first of targets whose Nodes select n,
+// -1 when none does.
+func scopeOf(targets []Target, n *v1.Node) int {
+	for i, t := range targets {
+		if t.Nodes == nil || t.Nodes.Matches(labels.Set(n.Labels)) {
+			return i
+		}
+	}
+	return -1
 }
 
 // validate reports every problem of c.

@@ -24,16 +24,14 @@ type sourceKey struct {
 }
 
 // setOutcomes gives each move made by LowNodeUtilization, when the target
-// counts usage, its outcome (package outcome): judged on the first state
-// (a later cycle's start, or the end) at least one usage window after the
-// eviction, against the cpu target of that state. It also splits the
+// of its source node (see Config.Targets) counts usage, its outcome
+// (package outcome): judged on the first state (a later cycle's start, or
+// the end) at least one usage window after the eviction, against the cpu
+// target of that state. It also splits the
 // source's measured drop among the moves that left it in the same cycle,
 // in proportion to their planned relief (nodes give the allocatable cpu).
-func setOutcomes(res *Result, t Target, window time.Duration, nodes map[string]*v1.Node) {
-	if !t.Usage {
-		return
-	}
-	if _, ok := t.Thresholds[v1.ResourceCPU]; !ok {
+func setOutcomes(res *Result, targets []Target, window time.Duration, nodes map[string]*v1.Node) {
+	if len(targets) == 0 {
 		return
 	}
 	strategyOf := map[moveKey]string{}
@@ -49,9 +47,21 @@ func setOutcomes(res *Result, t Target, window time.Duration, nodes map[string]*
 		if strategyOf[moveKey{m.Cycle, m.Pod}] != lownodeutilization.PluginName || m.Cycle < 1 || m.Cycle > len(res.Cycles) {
 			continue
 		}
+		src, ok := nodes[m.From]
+		if !ok {
+			continue
+		}
+		scope := scopeOf(targets, src)
+		if scope < 0 || !targets[scope].Usage {
+			continue
+		}
+		t := targets[scope]
+		if _, ok := t.Thresholds[v1.ResourceCPU]; !ok {
+			continue
+		}
 		start := res.Cycles[m.Cycle-1]
 		before, after := start.Nodes, afterState(res, m.Cycle, start.Time.Add(window))
-		target := cpuTarget(after, t)
+		target := cpuTarget(inScope(after, targets, scope, nodes), t)
 		o := outcome.Observation{Target: target, ExpectsReplacement: m.Replacement != "", Placed: m.To != "",
 			SourceBefore: cpuUsage(before, m.From), SourceAfter: cpuUsage(after, m.From)}
 		if m.To != "" {
@@ -72,6 +82,21 @@ func setOutcomes(res *Result, t Target, window time.Duration, nodes map[string]*
 			}
 		}
 	}
+}
+
+// inScope returns the nodes of the list that the target of index scope
+// judges (all of them with a single target for every node).
+func inScope(list []explain.Node, targets []Target, scope int, nodes map[string]*v1.Node) []explain.Node {
+	if len(targets) == 1 && targets[0].Nodes == nil {
+		return list
+	}
+	var out []explain.Node
+	for _, n := range list {
+		if obj, ok := nodes[n.Name]; ok && scopeOf(targets, obj) == scope {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // afterState returns the nodes of the first cycle after cycle k that

@@ -114,7 +114,7 @@ func TestSetOutcomesWorked(t *testing.T) {
 	}
 	nodes := map[string]*v1.Node{"s1": b.MakeNode("s1").Capacity("8", "32Gi", 110).Obj(),
 		"s2": b.MakeNode("s2").Capacity("8", "32Gi", 110).Obj(), "s3": b.MakeNode("s3").Capacity("8", "32Gi", 110).Obj()}
-	setOutcomes(res, Target{Thresholds: map[v1.ResourceName]float64{v1.ResourceCPU: 70}, Usage: true}, 5*time.Minute, nodes)
+	setOutcomes(res, []Target{{Thresholds: map[v1.ResourceName]float64{v1.ResourceCPU: 70}, Usage: true}}, 5*time.Minute, nodes)
 	want := []struct {
 		outcome  string
 		measured any

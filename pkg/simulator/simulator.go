@@ -62,7 +62,7 @@ func Run(ctx context.Context, objs snapshot.Objects, start time.Time, cfg Config
 		return nil, err
 	}
 	s.res.Moves = append([]Move{}, s.cluster.moves...)
-	setOutcomes(s.res, cfg.Target, cfg.outcomeWindow(), s.cluster.nodes)
+	setOutcomes(s.res, cfg.targets(), cfg.outcomeWindow(), s.cluster.nodes)
 	s.res.Summary = summarize(s.res, s.evicted, &cfg, s.bound)
 	s.res.Summary.LowerBoundUnreachableNodes = s.unreachable
 	s.res.Summary.MinAvailability, s.res.Summary.WorkloadsBelowBudget = s.avail.result()
@@ -129,12 +129,12 @@ func (s *simulation) cycle(ctx context.Context, k int, t time.Time) error {
 		if w := explain.MissingWorkloadsWarning(rep.Initial); w != "" {
 			s.res.Warnings = append(s.res.Warnings, w)
 		}
-		if s.bound, s.unreachable, err = firstBound(in, s.cfg.Target); err != nil {
+		if s.bound, s.unreachable, err = firstBounds(in, s.cfg.targets()); err != nil {
 			return fmt.Errorf("cycle %d: %w", k, err)
 		}
 	}
 	cy := Cycle{Cycle: k, Time: t.UTC(), Evictions: explain.Evictions(k, rep), Skipped: explain.Skips(k, rep), Pending: pending,
-		Nodes: explain.Nodes(ctx, in), Stats: stats(in, s.cfg.Target)}
+		Nodes: explain.Nodes(ctx, in), Stats: stats(in, s.cfg.targets())}
 	cy.Stats.Pending = len(pending)
 	for _, r := range rep.Records {
 		if r.Result == evictor.ResultSimulated {
@@ -169,7 +169,7 @@ func (s *simulation) end(ctx context.Context, t time.Time) error {
 		return fmt.Errorf("the end state: %w", err)
 	}
 	in := s.describe(snap)
-	s.res.End = State{Time: t.UTC(), Stats: stats(in, s.cfg.Target), Pending: s.cluster.pendingReport(),
+	s.res.End = State{Time: t.UTC(), Stats: stats(in, s.cfg.targets()), Pending: s.cluster.pendingReport(),
 		Nodes: explain.Nodes(ctx, in)}
 	s.res.End.Stats.Pending = len(s.res.End.Pending)
 	return nil

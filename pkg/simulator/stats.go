@@ -14,13 +14,14 @@ import (
 
 // nodePercents are one node's utilization percentages in both views.
 type nodePercents struct {
+	node       *v1.Node
 	req        map[v1.ResourceName]float64
 	use        map[v1.ResourceName]float64
 	usageKnown bool
 }
 
 // stats computes the figures of a snapshot with its usage.
-func stats(in explain.Input, target Target) Stats {
+func stats(in explain.Input, targets []Target) Stats {
 	nodes := percents(in)
 	var cpuUse, cpuReq []float64
 	for _, np := range nodes {
@@ -29,7 +30,7 @@ func stats(in explain.Input, target Target) Stats {
 			cpuUse = append(cpuUse, cpu)
 		}
 	}
-	st := Stats{CPURequests: spreadOf(cpuReq), NodesOverTarget: overTarget(nodes, target)}
+	st := Stats{CPURequests: spreadOf(cpuReq), NodesOverTarget: overTargets(nodes, targets)}
 	if len(cpuUse) > 0 {
 		s := spreadOf(cpuUse)
 		st.CPUUsage = &s
@@ -47,7 +48,7 @@ func percents(in explain.Input) []nodePercents {
 	}
 	out := make([]nodePercents, 0, len(in.Snapshot.Nodes()))
 	for _, ni := range in.Snapshot.Nodes() {
-		np := nodePercents{req: map[v1.ResourceName]float64{
+		np := nodePercents{node: ni.Node, req: map[v1.ResourceName]float64{
 			v1.ResourceCPU:    resources.Percent(ni.Requested.MilliCPU, ni.Allocatable.MilliCPU),
 			v1.ResourceMemory: resources.Percent(ni.Requested.Memory, ni.Allocatable.Memory),
 			v1.ResourcePods:   resources.Percent(ni.Requested.Pods, ni.Allocatable.Pods),
@@ -69,6 +70,29 @@ func percents(in explain.Input) []nodePercents {
 		out = append(out, np)
 	}
 	return out
+}
+
+// overTargets counts the nodes over their own target (the first of
+// targets whose Nodes select them, see Config.Targets; nodes no target
+// selects are not counted); -1 without targets.
+func overTargets(nodes []nodePercents, targets []Target) int {
+	if len(targets) == 0 {
+		return -1
+	}
+	if len(targets) == 1 && targets[0].Nodes == nil {
+		return overTarget(nodes, targets[0])
+	}
+	groups := make([][]nodePercents, len(targets))
+	for _, np := range nodes {
+		if i := scopeOf(targets, np.node); i >= 0 {
+			groups[i] = append(groups[i], np)
+		}
+	}
+	n := 0
+	for i, t := range targets {
+		n += max(0, overTarget(groups[i], t))
+	}
+	return n
 }
 
 // overTarget counts the nodes over target in a view that counts (usage

@@ -3,6 +3,7 @@ package snapshot
 import (
 	"fmt"
 
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
 
@@ -24,10 +25,16 @@ type Restriction struct {
 // NewRestriction restricts the lineage of s to its considered nodes whose
 // labels sel matches.
 func NewRestriction(s *Snapshot, sel labels.Selector) *Restriction {
+	return NewRestrictionFunc(s, func(n *v1.Node) bool { return sel.Matches(labels.Set(n.Labels)) })
+}
+
+// NewRestrictionFunc restricts the lineage of s to its considered nodes
+// keep accepts.
+func NewRestrictionFunc(s *Snapshot, keep func(*v1.Node) bool) *Restriction {
 	o := s.lineage.origin
 	r := &Restriction{source: s.lineage}
 	for i, ni := range o.nodes {
-		if sel.Matches(labels.Set(ni.Node.Labels)) {
+		if keep(ni.Node) {
 			r.keep = append(r.keep, i)
 		}
 	}

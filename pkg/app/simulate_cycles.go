@@ -73,7 +73,7 @@ func runSimulateCycles(cmd *cobra.Command, o *SimulateOptions, in simulationInpu
 	if err != nil {
 		return err
 	}
-	cfg := simulator.Config{Targets: targets,Profiles: in.profiles, Limits: descheduler.LimitsFromPolicy(in.policy),
+	cfg := simulator.Config{Targets: targets, Profiles: in.profiles, Limits: descheduler.LimitsFromPolicy(in.policy),
 		NodeSelector: in.selector, Cycles: o.Cycles, Interval: o.Interval, Seed: o.Seed, Noise: o.Noise / 100,
 		Usage: simulatedUsage(in.policy), History: in.history, Target: target, RepeatCooldown: cooldown,
 		PodStartup: o.PodStartup, Budget: simulationBudget(in.policy, target.Profile).Func(), Wall: clock.RealClock{}}

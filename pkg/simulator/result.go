@@ -82,7 +82,8 @@ type Stats struct {
 	Evictions int `json:"evictions"`
 	// NodesOverTarget counts nodes over the first LowNodeUtilization
 	// plugin's targetThresholds (usage % where the node's usage is known
-	// and the plugin classifies by usage, else requests %); -1 when the
+	// and the plugin classifies by usage, else requests %), or, with
+	// Config.Targets, each node over its own profile's; -1 when the
 	// policy has no LowNodeUtilization plugin.
 	NodesOverTarget int `json:"nodesOverTarget"`
 	// CPUUsage is the spread of cpu usage % of allocatable over the nodes
@@ -115,9 +116,10 @@ type Summary struct {
 	// Seed and Noise are the simulation's randomness.
 	Seed  uint64  `json:"seed"`
 	Noise float64 `json:"noise"`
-	// Target are the targetThresholds (percent per resource) that
-	// NodesOverTarget compares with; empty without a LowNodeUtilization
-	// plugin.
+	// Target are the targetThresholds (percent per resource) of the
+	// first LowNodeUtilization plugin, which NodesOverTarget compares
+	// with (with Config.Targets, on that plugin's nodes); empty without a
+	// LowNodeUtilization plugin.
 	Target map[string]float64 `json:"target,omitempty"`
 	// TotalEvictions counts the evictions carried out (simulated).
 	TotalEvictions int `json:"totalEvictions"`

@@ -41,7 +41,21 @@ func simulatedUsage(policy *api.DeschedulerPolicy) simulator.UsageConfig {
 // lowNodeUtilization returns the args of the first enabled
 // LowNodeUtilization plugin and the name of its profile, or nil.
 func lowNodeUtilization(policy *api.DeschedulerPolicy) (*lownodeutilization.Args, string) {
-	for _, prof := range policy.Profiles {
+	var first *lownodeutilization.Args
+	var profile string
+	eachLowNodeUtilization(policy, func(a *lownodeutilization.Args, prof *api.DeschedulerProfile) bool {
+		first, profile = a, prof.Name
+		return false
+	})
+	return first, profile
+}
+
+// eachLowNodeUtilization calls fn with the args of every enabled
+// LowNodeUtilization plugin that has a pluginConfig, in profile order,
+// until fn returns false.
+func eachLowNodeUtilization(policy *api.DeschedulerPolicy, fn func(*lownodeutilization.Args, *api.DeschedulerProfile) bool) {
+	for i := range policy.Profiles {
+		prof := &policy.Profiles[i]
 		bal := prof.Plugins.Balance
 		if !slices.Contains(bal.Enabled, lownodeutilization.PluginName) ||
 			slices.Contains(bal.Disabled, lownodeutilization.PluginName) {
@@ -49,11 +63,12 @@ func lowNodeUtilization(policy *api.DeschedulerPolicy) (*lownodeutilization.Args
 		}
 		for _, pc := range prof.PluginConfig {
 			if a, ok := pc.Decoded.(*lownodeutilization.Args); ok && pc.Name == lownodeutilization.PluginName {
-				return a, prof.Name
+				if !fn(a, prof) {
+					return
+				}
 			}
 		}
 	}
-	return nil, ""
 }
 
 // simulationTarget is the over-target rule of the first LowNodeUtilization
@@ -85,31 +100,22 @@ func targetOf(a *lownodeutilization.Args, profile string) simulator.Target {
 // nodeSelector; nil otherwise (the first plugin's rule judges every node).
 func simulationTargets(policy *api.DeschedulerPolicy) ([]simulator.Target, error) {
 	var out []simulator.Target
+	var err error
 	selective := false
-	for _, prof := range policy.Profiles {
-		bal := prof.Plugins.Balance
-		if !slices.Contains(bal.Enabled, lownodeutilization.PluginName) ||
-			slices.Contains(bal.Disabled, lownodeutilization.PluginName) {
-			continue
-		}
-		for _, pc := range prof.PluginConfig {
-			a, ok := pc.Decoded.(*lownodeutilization.Args)
-			if !ok || pc.Name != lownodeutilization.PluginName {
-				continue
+	eachLowNodeUtilization(policy, func(a *lownodeutilization.Args, prof *api.DeschedulerProfile) bool {
+		t := targetOf(a, prof.Name)
+		if prof.NodeSelector != nil {
+			if t.Nodes, err = prof.NodeSelector.Selector(); err != nil {
+				err = fmt.Errorf("profile %q nodeSelector: %w", prof.Name, err)
+				return false
 			}
-			t := targetOf(a, prof.Name)
-			if prof.NodeSelector != nil {
-				sel, err := prof.NodeSelector.Selector()
-				if err != nil {
-					return nil, fmt.Errorf("profile %q nodeSelector: %w", prof.Name, err)
-				}
-				t.Nodes, selective = sel, true
-			}
-			out = append(out, t)
+			selective = true
 		}
-	}
-	if !selective {
-		return nil, nil
+		out = append(out, t)
+		return true
+	})
+	if err != nil || !selective {
+		return nil, err
 	}
 	return out, nil
 }

@@ -1,6 +1,7 @@
 package descheduler
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -192,7 +193,7 @@ func replacementCandidates(snap *snapshot.Snapshot, open []snapshot.Eviction) ma
 			if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
 				return c
 			}
-			return compareStrings(a.Name, b.Name)
+			return cmp.Compare(a.Name, b.Name)
 		})
 	}
 	return out
@@ -250,14 +251,4 @@ func readySince(p *v1.Pod, now time.Time) time.Time {
 		}
 	}
 	return now.Truncate(time.Second)
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -165,3 +165,19 @@ func TestFollowUpOwnInstanceOnly(t *testing.T) {
 		t.Error("instance a did not judge its own eviction")
 	}
 }
+
+// A follow-up whose strategy left the policy is judged without usage,
+// DefaultFollowWindow after the eviction: its replacement is placed, the
+// usage unknown.
+func TestFollowUpStrategyGone(t *testing.T) {
+	rig := newFollowRig(t, map[string]float64{"hot": 90, "cold": 20}, replica("old-1", "hot", followT0.Add(-time.Hour)))
+	rig.run.Cycle.Profiles = nil
+	repl := replica("new-1", "cold", followT0.Add(time.Second))
+	if got := rig.step(followT0.Add(DefaultFollowWindow-time.Second), nil, repl); got[0].FollowUp.Outcome != "" {
+		t.Fatalf("judged %s before DefaultFollowWindow", got[0].FollowUp.Outcome)
+	}
+	got := rig.step(followT0.Add(DefaultFollowWindow+3*time.Second), nil, repl)
+	if f := got[0].FollowUp; f.Outcome != outcome.Unknown || f.Destination != "cold" {
+		t.Errorf("follow-up %+v, want unknown with the replacement on cold", f)
+	}
+}

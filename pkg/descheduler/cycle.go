@@ -229,7 +229,7 @@ func (r *run) execute(ctx context.Context, p *Profile, strategy string, cands []
 		if ctx.Err() != nil || r.failed[c.Pod.UID] || r.evicted[c.Pod.UID] || !r.budget.Allows(c.Pod, c.Node) || !r.stillThere(c) {
 			continue
 		}
-		ev := evictor.Eviction{Pod: c.Pod, Node: c.Node, Strategy: strategy, Profile: profile, Reason: c.Reason, Usage: c.Usage}
+		ev := evictor.Eviction{Pod: c.Pod, Node: c.Node, Strategy: strategy, Profile: profile, Reason: c.Reason, Usage: c.Usage, Pool: c.Pool}
 		if c.ExpectRefusal {
 			// The plan counted on its refusal: reported when refused, never
 			// evicted (if an earlier eviction failed, the guard may allow it

@@ -35,7 +35,7 @@ func judge(f *snapshot.FollowUp, e snapshot.Eviction, u framework.UsageFollow, o
 	obs := outcome.Observation{Target: f.Target, ExpectsReplacement: e.OwnerUID != "", Placed: placed,
 		SourceBefore: f.SourceBefore, DestinationBefore: f.DestinationBefore}
 	if ok {
-		obs.Target = u.Target
+		obs.Target = u.TargetOf(e.Node)
 		obs.SourceAfter = cpuOf(u, e.Node)
 		if f.Destination != "" {
 			obs.DestinationAfter = cpuOf(u, f.Destination)

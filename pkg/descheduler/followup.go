@@ -100,7 +100,7 @@ func (f *follower) start(rec Record) *snapshot.FollowUp {
 		return nil
 	}
 	f.planned.keep(f.snap, u)
-	return &snapshot.FollowUp{Instance: f.instance, Profile: rec.Profile, Cycle: f.snap.Now.Truncate(time.Second), Target: round1(u.Target),
+	return &snapshot.FollowUp{Instance: f.instance, Profile: rec.Profile, Cycle: f.snap.Now.Truncate(time.Second), Target: round1(u.TargetOf(rec.Node)),
 		SourceBefore: cpuOf(u, rec.Node)}
 }
 

@@ -78,6 +78,11 @@ func BuildProfiles(policy *api.DeschedulerPolicy, reg *framework.Registry) ([]Pr
 // forget drops the cached restriction, so a finished cycle's snapshots
 // are not kept alive until the next one.
 func (p *Profile) forget() {
+	for _, s := range append(append([]framework.Strategy{}, p.Deschedule...), p.Balance...) {
+		if f, ok := s.(framework.CycleForgetter); ok {
+			f.ForgetCycle()
+		}
+	}
 	if p.scope == nil {
 		return
 	}

@@ -34,6 +34,9 @@ type Eviction struct {
 	// Usage is what the plugin counted the eviction to take off the node's
 	// measured usage (framework.Candidate.Usage); nil when unknown.
 	Usage *resources.List
+	// Pool is the node pool of Node in the plugin's nodePools
+	// (framework.Candidate.Pool); empty without one.
+	Pool string
 }
 
 // Result is the outcome of one eviction. The values are bounded and may

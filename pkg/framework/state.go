@@ -45,10 +45,40 @@ type UsageFollow struct {
 	// Target is the cpu usage, in percent of allocatable, over which a
 	// node counts as hot for the strategy.
 	Target float64
+	// Targets, when set, hold the target of each node whose target is not
+	// Target (see TargetOf).
+	Targets map[string]float64
 	// Window is the usage window: an outcome is judged once the window
 	// holds no time from before the eviction.
 	Window time.Duration
 	// NodeCPU returns a node's aggregated cpu usage in percent of its
 	// allocatable cpu, and false when it is missing or stale.
 	NodeCPU func(node string) (float64, bool)
+}
+
+// Pooler is implemented by strategies that split their nodes into named
+// node pools (Low/HighNodeUtilization nodePools). Like Plan it must be
+// pure.
+type Pooler interface {
+	// NodePools returns the pool of every node of snap that is in one of
+	// the strategy's named pools. Pool names come from the policy, so they
+	// are a bounded set.
+	NodePools(snap *snapshot.Snapshot) map[string]string
+}
+
+// CycleForgetter is implemented by strategies that cache values computed
+// from one cycle's snapshots; ForgetCycle drops them when the cycle ends,
+// so that no snapshot outlives its cycle.
+type CycleForgetter interface {
+	ForgetCycle()
+}
+
+// TargetOf returns the cpu target of node: its entry in Targets (a
+// strategy with node pools judges each node by its pool's target), else
+// Target.
+func (u UsageFollow) TargetOf(node string) float64 {
+	if t, ok := u.Targets[node]; ok {
+		return t
+	}
+	return u.Target
 }

@@ -44,6 +44,9 @@ type Candidate struct {
 	// on it, so the cycle never evicts it and does not plan again
 	// because of it.
 	ExpectRefusal bool
+	// Pool is the node pool of Node in the strategy's nodePools (empty
+	// when the strategy has none or the node is in no named pool).
+	Pool string
 }
 
 // Evictor is the read-only view of the evictor a strategy consults while it

@@ -57,6 +57,12 @@ type Args struct {
 	// SoftTaint puts a PreferNoSchedule taint on nodes hot by usage
 	// (default disabled, key descheduler.usage.io/overutilized).
 	SoftTaint *nu.SoftTaint `json:"softTaint,omitempty"`
+	// NodePools split the nodes into pools, each classified against its
+	// own thresholds and relieved onto its own underutilized nodes (see
+	// NodePool). A node no pool selects uses the plugin's thresholds, or
+	// is left out when the plugin has none. Default none: one pool of
+	// every node, as upstream.
+	NodePools []NodePool `json:"nodePools,omitempty"`
 }
 
 // usesUsage reports whether the args classify by usage.
@@ -96,6 +102,9 @@ func (a *Args) Default() {
 		a.SoftTaint = &nu.SoftTaint{}
 	}
 	a.SoftTaint.Default()
+	for i := range a.NodePools {
+		a.NodePools[i].defaultPool(a)
+	}
 }
 
 // Validate reports every problem with its field path: both maps present,
@@ -108,9 +117,16 @@ func (a *Args) Default() {
 // [0, 100]), softTaint (qualified key, label value, enabled only when
 // classifying by usage) and MetricResource (only with
 // metricsUtilization.prometheus.query, which must then be used:
-// nodeutilization.ValidateMetricResource).
+// nodeutilization.ValidateMetricResource) and nodePools (names, selectors
+// that do not provably overlap, each pool's fields as the plugin's; the
+// plugin's thresholds may then be left out).
 func (a *Args) Validate(path *field.Path) field.ErrorList {
-	errs := nu.ValidateThresholdPair(a.Thresholds, a.TargetThresholds, a.UseDeviationThresholds, path)
+	var errs field.ErrorList
+	if len(a.NodePools) == 0 || len(a.Thresholds) > 0 || len(a.TargetThresholds) > 0 {
+		// With nodePools the plugin's thresholds are optional: nodes in no
+		// pool are then left out.
+		errs = nu.ValidateThresholdPair(a.Thresholds, a.TargetThresholds, a.UseDeviationThresholds, path)
+	}
 	errs = append(errs, nu.ValidateCommon(a.NumberOfNodes, a.EvictionLimits, a.EvictableNamespaces, path)...)
 	var source api.MetricsSource
 	if a.MetricsUtilization != nil {
@@ -125,11 +141,11 @@ func (a *Args) Validate(path *field.Path) field.ErrorList {
 		errs = append(errs, field.Invalid(path.Child("minPodRelief"), *m, "must be between 0 and 100"))
 	}
 	if a.SoftTaint != nil {
-		errs = append(errs, a.SoftTaint.Validate(a.usesUsage(), path.Child("softTaint"))...)
+		errs = append(errs, a.SoftTaint.Validate(a.anyUsage(), path.Child("softTaint"))...)
 	}
+	errs = append(errs, a.validatePools(path)...)
 	return append(errs, nu.ValidateMetricResource(nu.MetricResourceArgs{
-		Maps: []nu.NamedThresholds{{Field: "thresholds", Thresholds: a.Thresholds},
-			{Field: "targetThresholds", Thresholds: a.TargetThresholds}},
+		Maps:    a.metricResourceMaps(),
 		Metrics: a.MetricsUtilization, Classification: a.Classification, Deviation: a.UseDeviationThresholds,
 	}, path)...)
 }

@@ -33,6 +33,8 @@ type LowNodeUtilization struct {
 	// profile names the profile the strategy runs in (its evictions
 	// earlier in the cycle count against evictionLimits.node).
 	profile string
+	// pooled runs the plugin's nodePools (nil without).
+	pooled *pooled
 }
 
 var (
@@ -49,6 +51,13 @@ func New(args framework.Args, deps framework.Deps) (framework.Strategy, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(a.NodePools) > 0 {
+		p, err := newPooled(a, deps.Profile)
+		if err != nil {
+			return nil, err
+		}
+		return &LowNodeUtilization{args: *a, profile: deps.Profile, pooled: p}, nil
+	}
 	if len(a.Thresholds) == 0 || len(a.TargetThresholds) == 0 {
 		return nil, fmt.Errorf("%s: thresholds and targetThresholds are required", PluginName)
 	}
@@ -62,7 +71,12 @@ func (l *LowNodeUtilization) Name() string { return PluginName }
 
 // Classify implements framework.Classifier: the classes of Plan, plus
 // nodeutilization.ClassUnknownUsage for nodes whose usage is not usable.
-func (l *LowNodeUtilization) Classify(_ context.Context, snap *snapshot.Snapshot) map[string]string {
+func (l *LowNodeUtilization) Classify(ctx context.Context, snap *snapshot.Snapshot) map[string]string {
+	if l.pooled != nil {
+		return merge(l.pooled, snap, func(m *LowNodeUtilization, s *snapshot.Snapshot) map[string]string {
+			return m.Classify(ctx, s)
+		})
+	}
 	views := l.views(snap)
 	cls, _, _ := l.classify(snap, views)
 	return views.Classes(cls)
@@ -70,6 +84,9 @@ func (l *LowNodeUtilization) Classify(_ context.Context, snap *snapshot.Snapshot
 
 // Plan implements framework.Strategy; see the package documentation.
 func (l *LowNodeUtilization) Plan(ctx context.Context, snap *snapshot.Snapshot, ev framework.Evictor) ([]framework.Candidate, error) {
+	if l.pooled != nil {
+		return l.pooled.plan(ctx, snap, ev)
+	}
 	logger := klog.FromContext(ctx).WithValues("plugin", PluginName)
 	ctx = klog.NewContext(ctx, logger)
 	views := l.views(snap)
@@ -226,6 +243,9 @@ func abortReason(cls nu.Classification, nodes, numberOfNodes int) string {
 // mean cpu usage of the nodes with usable usage plus it, as Plan computes
 // it).
 func (l *LowNodeUtilization) FollowUsage(snap *snapshot.Snapshot) (framework.UsageFollow, bool) {
+	if l.pooled != nil {
+		return l.pooled.follow(snap)
+	}
 	target, ok := l.args.TargetThresholds[v1.ResourceCPU]
 	if !ok {
 		return framework.UsageFollow{}, false

@@ -14,7 +14,12 @@ import (
 // target - releaseMargin after being a source; node cooldown does not
 // clear it), HotSince and SourceSince. Nil in classification Requests or
 // when usage is unavailable.
-func (l *LowNodeUtilization) NodeStates(_ context.Context, snap *snapshot.Snapshot) map[string]snapshot.NodeState {
+func (l *LowNodeUtilization) NodeStates(ctx context.Context, snap *snapshot.Snapshot) map[string]snapshot.NodeState {
+	if l.pooled != nil {
+		return merge(l.pooled, snap, func(m *LowNodeUtilization, s *snapshot.Snapshot) map[string]snapshot.NodeState {
+			return m.NodeStates(ctx, s)
+		})
+	}
 	hot := l.hot(snap)
 	if hot == nil {
 		return nil
@@ -36,9 +41,16 @@ func (l *LowNodeUtilization) SoftTaint() (enabled bool, key, value string) {
 // at or below target - releaseMargin; with scope NotUnderutilized and some
 // node hot, also every other considered node that is not underutilized.
 // Nil when the taint is disabled.
-func (l *LowNodeUtilization) WantTainted(_ context.Context, snap *snapshot.Snapshot) map[string]bool {
+func (l *LowNodeUtilization) WantTainted(ctx context.Context, snap *snapshot.Snapshot) map[string]bool {
 	if enabled, _, _ := l.SoftTaint(); !enabled {
 		return nil
+	}
+	if l.pooled != nil {
+		// Each pool steers within itself: its hot nodes, and with scope
+		// NotUnderutilized its nodes that are not underutilized.
+		return merge(l.pooled, snap, func(m *LowNodeUtilization, s *snapshot.Snapshot) map[string]bool {
+			return m.WantTainted(ctx, s)
+		})
 	}
 	views := l.views(snap)
 	if views.Mode == nu.ClassifyRequests || views.Unavailable() != "" {

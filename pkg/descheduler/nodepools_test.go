@@ -1,0 +1,142 @@
+package descheduler
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/usage-descheduler/descheduler/pkg/api"
+	"github.com/usage-descheduler/descheduler/pkg/snapshot"
+	"github.com/usage-descheduler/descheduler/strategies"
+	"github.com/usage-descheduler/descheduler/test/builders"
+)
+
+// nodePoolsPolicy runs LowNodeUtilization by requests with args (a YAML
+// flow mapping).
+func nodePoolsPolicy(t *testing.T, args string) []Profile {
+	t.Helper()
+	doc := `profiles:
+- name: p
+  pluginConfig:
+  - name: LowNodeUtilization
+    args: ` + args + `
+  plugins: {balance: {enabled: [LowNodeUtilization]}}
+`
+	reg, err := strategies.NewRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy, err := api.Load([]byte(doc), reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	profiles, err := BuildProfiles(policy, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return profiles
+}
+
+// poolNode is a node of 4 cpus with labels and pods of the given cpu
+// requests in millicores.
+type poolNode struct {
+	name   string
+	labels map[string]string
+	pods   []int
+}
+
+func poolNodesSnapshot(t *testing.T, nodes ...poolNode) *snapshot.Snapshot {
+	t.Helper()
+	var objs snapshot.Objects
+	for _, n := range nodes {
+		b := builders.MakeNode(n.name).Capacity("4", "16Gi", 110)
+		for k, v := range n.labels {
+			b = b.Label(k, v)
+		}
+		objs.Nodes = append(objs.Nodes, b.Obj())
+		for i, m := range n.pods {
+			objs.Pods = append(objs.Pods, builders.MakePod("ns", fmt.Sprintf("%s-%d", n.name, i)).Node(n.name).
+				Req(fmt.Sprintf("%dm", m), "100Mi").OwnedBy("ReplicaSet", "rs-"+n.name).Obj())
+		}
+	}
+	snap, err := snapshot.New(objs, snapshot.Options{Now: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap
+}
+
+// Each pool is classified against its own thresholds and relieved onto its
+// own nodes. On 4-cpu nodes:
+//
+//	l-hot  tier=latency  3 × 1000m = 75%   l-cold tier=latency 400m = 10%
+//	b-hot  tier=batch    4 × 800m  = 80%   b-cold tier=batch   400m = 10%
+//
+// With 50/70 for every node both hot nodes are over 70%. With a latency
+// pool at 50/70 and a batch pool at 70/90, 80% is appropriate for batch:
+// only l-hot is relieved (one 1000m pod takes it to 50%).
+func TestNodePools(t *testing.T) {
+	latency, batch := map[string]string{"tier": "latency"}, map[string]string{"tier": "batch"}
+	cluster := []poolNode{
+		{"l-hot", latency, []int{1000, 1000, 1000}}, {"l-cold", latency, []int{400}},
+		{"b-hot", batch, []int{800, 800, 800, 800}}, {"b-cold", batch, []int{400}},
+	}
+	const pools = `nodePools: [{name: latency, nodeSelector: tier=latency, thresholds: {cpu: 50}, targetThresholds: {cpu: 70}},
+      {name: batch, nodeSelector: {matchLabels: {tier: batch}}, thresholds: {cpu: 70}, targetThresholds: {cpu: 90}}]`
+	tests := []struct {
+		name  string
+		args  string
+		nodes []poolNode
+		want  []string // node:pool of every eviction, sorted
+	}{{
+		name:  "no pools: 50/70 everywhere relieves both",
+		args:  "{thresholds: {cpu: 50}, targetThresholds: {cpu: 70}}",
+		nodes: cluster,
+		want:  []string{"b-hot:", "l-hot:"},
+	}, {
+		name:  "latency relieved, batch at 80% left alone",
+		args:  "{" + pools + "}",
+		nodes: cluster,
+		want:  []string{"l-hot:latency"},
+	}, {
+		name: "a pool without a cold node of its own evicts nothing",
+		args: "{" + pools + "}",
+		// b-cold is as cold as ever, but in another pool.
+		nodes: []poolNode{cluster[0], cluster[2], cluster[3]},
+		want:  nil,
+	}, {
+		name: "nodes in no pool use the plugin's thresholds",
+		args: "{thresholds: {cpu: 20}, targetThresholds: {cpu: 60}, " + pools + "}",
+		nodes: append(slices.Clone(cluster), poolNode{"o-hot", nil, []int{700, 700, 700, 700}},
+			poolNode{"o-cold", nil, []int{200}}),
+		want: []string{"l-hot:latency", "o-hot:"},
+	}, {
+		name:  "nodes in no pool are left out without plugin thresholds",
+		args:  "{" + pools + "}",
+		nodes: append(slices.Clone(cluster), poolNode{"o-hot", nil, []int{700, 700, 700, 700}}, poolNode{"o-cold", nil, []int{200}}),
+		want:  []string{"l-hot:latency"},
+	}, {
+		name: "a node two pools select is left out",
+		args: `{nodePools: [{name: latency, nodeSelector: tier=latency, thresholds: {cpu: 50}, targetThresholds: {cpu: 70}},
+      {name: spot, nodeSelector: spot=true, thresholds: {cpu: 50}, targetThresholds: {cpu: 70}}]}`,
+		nodes: []poolNode{{"l-hot", map[string]string{"tier": "latency", "spot": "true"}, []int{1000, 1000, 1000}},
+			{"l-cold", latency, []int{400}}},
+		want: nil,
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &Cycle{Profiles: nodePoolsPolicy(t, tc.args), Executor: &scriptedExecutor{}}
+			rep := c.Run(context.Background(), poolNodesSnapshot(t, tc.nodes...))
+			var got []string
+			for _, rec := range rep.Evicted() {
+				got = append(got, rec.Node+":"+rec.Pool)
+			}
+			got = slices.Compact(slices.Sorted(slices.Values(got)))
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("evicted from %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -171,7 +171,12 @@ func (r *run) classify(ctx context.Context, p *Profile, s framework.Strategy) {
 	if !ok || r.c.Observer == nil {
 		return
 	}
-	r.c.Observer.Classified(p.Name, s.Name(), c.Classify(ctx, p.On(r.working)))
+	working := p.On(r.working)
+	var pools map[string]string
+	if pl, ok := s.(framework.Pooler); ok {
+		pools = pl.NodePools(working)
+	}
+	r.c.Observer.Classified(p.Name, s.Name(), c.Classify(ctx, working), pools)
 }
 
 // runStrategy plans and executes; it re-plans while evictions fail.

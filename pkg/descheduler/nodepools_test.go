@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -138,5 +139,113 @@ func TestNodePools(t *testing.T) {
 				t.Errorf("evicted from %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// HighNodeUtilization drains each pool's underutilized nodes onto the
+// pool's own other nodes. On 4-cpu nodes:
+//
+//	g-low  tier=general  400m  = 10%   g-full tier=general 2400m = 60%
+//	b-low  tier=batch    1000m = 25%   b-full tier=batch   2400m = 60%
+//
+// With thresholds cpu 30 for every node both low nodes are drained; with
+// a general pool at 20 and a batch pool at 20, b-low (25%) is not
+// underutilized in its pool, and a batch pool at 30 drains b-low alone
+// when the general pool has no node to drain onto.
+func TestHighNodeUtilizationNodePools(t *testing.T) {
+	general, batch := map[string]string{"tier": "general"}, map[string]string{"tier": "batch"}
+	cluster := []poolNode{
+		{"g-low", general, []int{400}}, {"g-full", general, []int{1200, 1200}},
+		{"b-low", batch, []int{1000}}, {"b-full", batch, []int{1200, 1200}},
+	}
+	policy := func(args string) []Profile {
+		t.Helper()
+		doc := `profiles:
+- name: p
+  pluginConfig:
+  - name: HighNodeUtilization
+    args: ` + args + `
+  plugins: {balance: {enabled: [HighNodeUtilization]}}
+`
+		reg, err := strategies.NewRegistry()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := api.Load([]byte(doc), reg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		profiles, err := BuildProfiles(p, reg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return profiles
+	}
+	tests := []struct {
+		name  string
+		args  string
+		nodes []poolNode
+		want  []string
+	}{{
+		name:  "no pools: both low nodes drained",
+		args:  "{thresholds: {cpu: 30}}",
+		nodes: cluster,
+		want:  []string{"b-low:", "g-low:"},
+	}, {
+		name:  "batch at 25% is not underutilized in its pool",
+		args:  "{nodePools: [{name: general, nodeSelector: tier=general, thresholds: {cpu: 20}}, {name: batch, nodeSelector: tier=batch, thresholds: {cpu: 20}}]}",
+		nodes: cluster,
+		want:  []string{"g-low:general"},
+	}, {
+		name:  "a pool without a node to drain onto drains nothing",
+		args:  "{nodePools: [{name: general, nodeSelector: tier=general, thresholds: {cpu: 20}}, {name: batch, nodeSelector: tier=batch, thresholds: {cpu: 30}}]}",
+		nodes: []poolNode{cluster[0], cluster[2], cluster[3]},
+		want:  []string{"b-low:batch"},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &Cycle{Profiles: policy(tc.args), Executor: &scriptedExecutor{}}
+			rep := c.Run(context.Background(), poolNodesSnapshot(t, tc.nodes...))
+			var got []string
+			for _, rec := range rep.Evicted() {
+				got = append(got, rec.Node+":"+rec.Pool)
+			}
+			got = slices.Compact(slices.Sorted(slices.Values(got)))
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("evicted from %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// A pool's fields are type-checked like every policy field: an unknown
+// field gets the closest valid name, a selector of the wrong type says
+// which forms are allowed.
+func TestNodePoolsTypeCheck(t *testing.T) {
+	doc := `profiles:
+- name: p
+  pluginConfig:
+  - name: LowNodeUtilization
+    args:
+      nodePools:
+      - {name: a, nodeSelectors: pool=a, thresholds: {cpu: 20}, targetThresholds: {cpu: 50}}
+      - {name: b, nodeSelector: 3, thresholds: {cpu: 20}, targetThresholds: {cpu: 50}}
+  plugins: {balance: {enabled: [LowNodeUtilization]}}
+`
+	reg, err := strategies.NewRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = api.Load([]byte(doc), reg)
+	if err == nil {
+		t.Fatal("loaded a policy with unknown pool fields")
+	}
+	for _, want := range []string{
+		`profiles[0].pluginConfig[0].args.nodePools[0].nodeSelectors: unknown field "nodeSelectors", did you mean "nodeSelector"?`,
+		`profiles[0].pluginConfig[0].args.nodePools[1].nodeSelector: must be a label selector string or an object with matchLabels and matchExpressions, got number 3`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
 	}
 }

@@ -20,8 +20,10 @@ type Observer interface {
 	StrategyDone(profile, strategy string, took time.Duration)
 	// Classified is called once per strategy run, before it plans, for
 	// strategies that implement framework.Classifier, with the class of
-	// every node the strategy considers (node name to class).
-	Classified(profile, strategy string, classes map[string]string)
+	// every node the strategy considers (node name to class) and, for
+	// strategies that implement framework.Pooler, the node pool of every
+	// node in a named pool (nil without).
+	Classified(profile, strategy string, classes, pools map[string]string)
 	// CycleDone is called by the Runner after each cycle, including the
 	// snapshot, with the time it took and the cycle's error (nil when the
 	// snapshot was built and no strategy failed).
@@ -45,7 +47,7 @@ func (NopObserver) EvictionDone(context.Context, Record) {}
 func (NopObserver) StrategyDone(string, string, time.Duration) {}
 
 // Classified implements Observer.
-func (NopObserver) Classified(string, string, map[string]string) {}
+func (NopObserver) Classified(string, string, map[string]string, map[string]string) {}
 
 // CycleDone implements Observer.
 func (NopObserver) CycleDone(time.Duration, error) {}
@@ -73,9 +75,9 @@ func (os Observers) StrategyDone(profile, strategy string, took time.Duration) {
 }
 
 // Classified implements Observer.
-func (os Observers) Classified(profile, strategy string, classes map[string]string) {
+func (os Observers) Classified(profile, strategy string, classes, pools map[string]string) {
 	for _, o := range os {
-		o.Classified(profile, strategy, classes)
+		o.Classified(profile, strategy, classes, pools)
 	}
 }
 

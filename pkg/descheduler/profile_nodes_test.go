@@ -149,4 +149,4 @@ type classesObserver struct {
 	classes map[string]string
 }
 
-func (o *classesObserver) Classified(_, _ string, classes map[string]string) { o.classes = classes }
+func (o *classesObserver) Classified(_, _ string, classes, _ map[string]string) { o.classes = classes }

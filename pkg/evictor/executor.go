@@ -204,7 +204,10 @@ func (DryRunExecutor) Evict(ctx context.Context, ev Eviction) (Result, error) {
 }
 
 func logEviction(logger klog.Logger, msg string, ev Eviction, extra ...any) {
-	kv := append([]any{"pod", klog.KObj(ev.Pod), "node", ev.Node, "strategy", ev.Strategy,
-		"profile", ev.Profile, "reason", ev.Reason}, extra...)
+	kv := []any{"pod", klog.KObj(ev.Pod), "node", ev.Node, "strategy", ev.Strategy, "profile", ev.Profile}
+	if ev.Pool != "" {
+		kv = append(kv, "pool", ev.Pool)
+	}
+	kv = append(append(kv, "reason", ev.Reason), extra...)
 	logger.Info(msg, kv...)
 }

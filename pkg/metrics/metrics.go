@@ -88,6 +88,7 @@ var knownClasses = []string{framework.ClassUnderutilized, framework.ClassAppropr
 // descheduler.Observer; all methods are safe for concurrent use.
 type Metrics struct {
 	podsEvicted      *prometheus.CounterVec
+	poolEvictions    *prometheus.CounterVec
 	loopDuration     prometheus.Histogram
 	cycleDuration    prometheus.Histogram
 	cycles           *prometheus.CounterVec
@@ -100,7 +101,7 @@ type Metrics struct {
 
 	// mu guards classes: per strategy, every class it ever reported.
 	mu      sync.Mutex
-	classes map[string]map[string]bool
+	classes map[string]map[string]map[string]bool
 }
 
 var (
@@ -117,6 +118,11 @@ func New(reg prometheus.Registerer, build BuildInfo) (*Metrics, error) {
 			Help: "Attempted evictions by result (success, blocked_by_pdb, throttled, error, dry_run), strategy, profile, " +
 				"namespace and node of the pod.",
 		}, []string{"result", "strategy", "profile", "namespace", "node"}),
+		poolEvictions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "descheduler_pool_evictions_total",
+			Help: "Attempted evictions from nodes in a named pool of a strategy's nodePools, by result, strategy, profile " +
+				"and pool (the pool names of the policy).",
+		}, []string{"result", "strategy", "profile", "pool"}),
 		loopDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "descheduler_loop_duration_seconds",
 			Help:    "Time taken to complete a full descheduling cycle (upstream's series and buckets).",
@@ -138,8 +144,9 @@ func New(reg prometheus.Registerer, build BuildInfo) (*Metrics, error) {
 		}, []string{"strategy", "profile"}),
 		nodesClassified: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "descheduler_nodes_classified",
-			Help: "Nodes per class (underutilized, appropriate, overutilized) at the strategy's last run.",
-		}, []string{"strategy", "class"}),
+			Help: "Nodes per class (underutilized, appropriate, overutilized) at the strategy's last run, by node pool " +
+				"of the strategy's nodePools (empty: the nodes in no pool, or every node without nodePools).",
+		}, []string{"strategy", "class", "pool"}),
 		leader: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "descheduler_leader",
 			Help: "1 while this instance runs cycles (holds the lease, or leader election is off), else 0.",
@@ -171,7 +178,7 @@ func New(reg prometheus.Registerer, build BuildInfo) (*Metrics, error) {
 	// work before the first failure.
 	m.cycles.WithLabelValues(CycleSuccess)
 	m.cycles.WithLabelValues(CycleError)
-	for _, c := range []prometheus.Collector{m.podsEvicted, m.loopDuration, m.cycleDuration, m.cycles, m.strategyDuration,
+	for _, c := range []prometheus.Collector{m.podsEvicted, m.poolEvictions, m.loopDuration, m.cycleDuration, m.cycles, m.strategyDuration,
 		m.nodesClassified, m.leader, m.skipped, m.outcomes, m.reliefRatio, buildInfo} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("registering the descheduler metrics: %w", err)
@@ -204,6 +211,9 @@ func (m *Metrics) EvictionDone(_ context.Context, rec descheduler.Record) {
 		}
 	}
 	m.podsEvicted.WithLabelValues(string(rec.Result), rec.Strategy, rec.Profile, namespace, node).Inc()
+	if rec.Pool != "" {
+		m.poolEvictions.WithLabelValues(string(rec.Result), rec.Strategy, rec.Profile, rec.Pool).Inc()
+	}
 }
 
 // EvictionJudged implements descheduler.Observer: it counts the outcome
@@ -253,32 +263,46 @@ func (m *Metrics) FollowsOutcomes(profile, strategy string) {
 }
 
 // Classified implements descheduler.Observer: it sets the number of nodes
-// per class for the strategy: 0 for a known class without nodes and for any
-// class the strategy reported in an earlier cycle.
-func (m *Metrics) Classified(_, strategy string, classes map[string]string) {
+// per class for the strategy and each of its node pools (pools gives the
+// pool of the nodes in a named pool; the others count under pool ""): 0
+// for a known class without nodes and for any class or pool the strategy
+// reported in an earlier cycle.
+func (m *Metrics) Classified(_, strategy string, classes, pools map[string]string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.classes == nil {
-		m.classes = map[string]map[string]bool{}
+		m.classes = map[string]map[string]map[string]bool{}
 	}
-	seen := m.classes[strategy]
-	if seen == nil {
-		seen = make(map[string]bool, len(knownClasses)+1)
-		for _, c := range knownClasses {
-			seen[c] = true
+	byPool := m.classes[strategy]
+	if byPool == nil {
+		byPool = map[string]map[string]bool{}
+		m.classes[strategy] = byPool
+	}
+	seen := func(pool string) map[string]bool {
+		s := byPool[pool]
+		if s == nil {
+			s = make(map[string]bool, len(knownClasses)+1)
+			for _, c := range knownClasses {
+				s[c] = true
+			}
+			byPool[pool] = s
 		}
-		m.classes[strategy] = seen
+		return s
 	}
-	counts := make(map[string]int, len(seen))
-	for c := range seen {
-		counts[c] = 0
+	seen("")
+	counts := map[string]map[string]int{}
+	for node, c := range classes {
+		pool := pools[node]
+		seen(pool)[c] = true
+		if counts[pool] == nil {
+			counts[pool] = map[string]int{}
+		}
+		counts[pool][c]++
 	}
-	for _, c := range classes {
-		counts[c]++
-		seen[c] = true
-	}
-	for class, n := range counts {
-		m.nodesClassified.WithLabelValues(strategy, class).Set(float64(n))
+	for pool, cs := range byPool {
+		for class := range cs {
+			m.nodesClassified.WithLabelValues(strategy, class, pool).Set(float64(counts[pool][class]))
+		}
 	}
 }
 

@@ -241,9 +241,9 @@ func TestMetricsAfterCycles(t *testing.T) {
 		{"descheduler_pods_evicted_total", evicted("blocked_by_pdb"), 1},
 		{"descheduler_pods_evicted_total", evicted("error"), 1},
 		// n1 hot, n2 and n3 cold; no node is "appropriate" but the series exists.
-		{"descheduler_nodes_classified", map[string]string{"strategy": "HotNodes", "class": "overutilized"}, 1},
-		{"descheduler_nodes_classified", map[string]string{"strategy": "HotNodes", "class": "underutilized"}, 2},
-		{"descheduler_nodes_classified", map[string]string{"strategy": "HotNodes", "class": "appropriate"}, 0},
+		{"descheduler_nodes_classified", map[string]string{"strategy": "HotNodes", "class": "overutilized", "pool": ""}, 1},
+		{"descheduler_nodes_classified", map[string]string{"strategy": "HotNodes", "class": "underutilized", "pool": ""}, 2},
+		{"descheduler_nodes_classified", map[string]string{"strategy": "HotNodes", "class": "appropriate", "pool": ""}, 0},
 		// histograms: number of observations.
 		{"descheduler_cycle_duration_seconds", map[string]string{}, 2},
 		{"descheduler_loop_duration_seconds", map[string]string{}, 2},

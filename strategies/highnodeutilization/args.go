@@ -50,6 +50,12 @@ type Args struct {
 	// thresholds as written (not the cpu, memory and pods that Default
 	// fills in). Default none: any pod may go.
 	EvictionModes []EvictionMode `json:"evictionModes,omitempty"`
+	// NodePools split the nodes into pools, each classified against its
+	// own thresholds and drained onto its own nodes (see NodePool). A node
+	// no pool selects uses the plugin's thresholds, or is left out when
+	// the plugin has none. Default none: one pool of every node, as
+	// upstream.
+	NodePools []NodePool `json:"nodePools,omitempty"`
 
 	// namedResources are the thresholds' resource names as written, before
 	// Default fills in the unnamed basic resources.
@@ -83,6 +89,13 @@ func (a *Args) Default() {
 		a.namedResources = nu.SortedNames(a.Thresholds)
 	}
 	nu.DefaultThresholds(a.Thresholds, nil, false)
+	for i := range a.NodePools {
+		p := &a.NodePools[i]
+		if p.namedResources == nil {
+			p.namedResources = nu.SortedNames(p.Thresholds)
+		}
+		nu.DefaultThresholds(p.Thresholds, nil, false)
+	}
 	a.defaultMetricsUtilization()
 	a.Classification = nu.DefaultClassification(a.Classification, a.MetricsUtilization.Source)
 }
@@ -94,9 +107,16 @@ func (a *Args) Default() {
 // (Requests, Usage or Both; Requests with source Requests) and
 // MetricResource (only with metricsUtilization.prometheus.query, which
 // must then be used: nodeutilization.ValidateMetricResource) and
-// evictionModes (supported).
+// evictionModes (supported) and nodePools (names, selectors that do not
+// provably overlap, each pool's fields as the plugin's; the plugin's
+// thresholds may then be left out).
 func (a *Args) Validate(path *field.Path) field.ErrorList {
-	errs := nu.ValidateThresholds(a.Thresholds, path.Child("thresholds"))
+	var errs field.ErrorList
+	if len(a.NodePools) == 0 || len(a.Thresholds) > 0 {
+		// With nodePools the plugin's thresholds are optional: nodes in no
+		// pool are then left out.
+		errs = nu.ValidateThresholds(a.Thresholds, path.Child("thresholds"))
+	}
 	errs = append(errs, nu.ValidateCommon(a.NumberOfNodes, a.EvictionLimits, a.EvictableNamespaces, path)...)
 	var source api.MetricsSource
 	if a.MetricsUtilization != nil {
@@ -105,8 +125,9 @@ func (a *Args) Validate(path *field.Path) field.ErrorList {
 	}
 	errs = append(errs, nu.ValidateClassification(a.Classification, source, path.Child("classification"))...)
 	errs = append(errs, validateEvictionModes(a.EvictionModes, path.Child("evictionModes"))...)
+	errs = append(errs, a.validatePools(path)...)
 	return append(errs, nu.ValidateMetricResource(nu.MetricResourceArgs{
-		Maps:    []nu.NamedThresholds{{Field: "thresholds", Thresholds: a.Thresholds}},
+		Maps:    a.metricResourceMaps(),
 		Metrics: a.MetricsUtilization, Classification: a.Classification,
 	}, path)...)
 }

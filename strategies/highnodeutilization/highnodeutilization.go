@@ -34,6 +34,8 @@ type HighNodeUtilization struct {
 	// profile names the profile the strategy runs in (its evictions
 	// earlier in the cycle count against evictionLimits.node).
 	profile string
+	// pooled runs the plugin's nodePools (nil without).
+	pooled *pooled
 }
 
 var (
@@ -48,13 +50,26 @@ func New(args framework.Args, deps framework.Deps) (framework.Strategy, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(a.NodePools) > 0 {
+		p, err := newPooled(a, deps.Profile)
+		if err != nil {
+			return nil, err
+		}
+		return &HighNodeUtilization{args: *a, profile: deps.Profile, pooled: p}, nil
+	}
+	return newMember(*a, deps.Profile)
+}
+
+// newMember builds the strategy of args a without nodePools (a plugin
+// without pools, or one pool of a plugin with them).
+func newMember(a Args, profile string) (*HighNodeUtilization, error) {
 	if len(a.Thresholds) == 0 {
 		return nil, fmt.Errorf("%s: thresholds are required", PluginName)
 	}
-	c := *a
+	c := a
 	c.Thresholds = a.Thresholds.Clone()
 	return &HighNodeUtilization{args: c, band: nu.StaticBand(c.Thresholds, nil),
-		names: nu.ResourceNames(c.Thresholds), profile: deps.Profile}, nil
+		names: nu.ResourceNames(c.Thresholds), profile: profile}, nil
 }
 
 // Name implements framework.Strategy.
@@ -63,13 +78,21 @@ func (h *HighNodeUtilization) Name() string { return PluginName }
 // Classify implements framework.Classifier: the classes of Plan (after
 // compaction), plus nodeutilization.ClassUnknownUsage for nodes whose
 // usage is not usable.
-func (h *HighNodeUtilization) Classify(_ context.Context, snap *snapshot.Snapshot) map[string]string {
+func (h *HighNodeUtilization) Classify(ctx context.Context, snap *snapshot.Snapshot) map[string]string {
+	if h.pooled != nil {
+		return nu.MergePools(h.pooled, snap, func(m *HighNodeUtilization, s *snapshot.Snapshot) map[string]string {
+			return m.Classify(ctx, s)
+		})
+	}
 	views := h.views(snap)
 	return views.Classes(h.classify(klog.Background(), views))
 }
 
 // Plan implements framework.Strategy; see the package documentation.
 func (h *HighNodeUtilization) Plan(ctx context.Context, snap *snapshot.Snapshot, ev framework.Evictor) ([]framework.Candidate, error) {
+	if h.pooled != nil {
+		return h.pooled.Plan(ctx, snap, ev)
+	}
 	logger := klog.FromContext(ctx).WithValues("plugin", PluginName)
 	ctx = klog.NewContext(ctx, logger)
 	views := h.views(snap)
@@ -202,6 +225,9 @@ func abortReason(cls nu.Classification, nodes, numberOfNodes int) string {
 // its destinations were over the threshold already, so destination_hot
 // cannot arise.
 func (h *HighNodeUtilization) FollowUsage(snap *snapshot.Snapshot) (framework.UsageFollow, bool) {
+	if h.pooled != nil {
+		return h.pooled.FollowUsage(snap)
+	}
 	threshold, ok := h.args.Thresholds[v1.ResourceCPU]
 	if !ok {
 		return framework.UsageFollow{}, false

@@ -73,7 +73,7 @@ func (l *LowNodeUtilization) Name() string { return PluginName }
 // nodeutilization.ClassUnknownUsage for nodes whose usage is not usable.
 func (l *LowNodeUtilization) Classify(ctx context.Context, snap *snapshot.Snapshot) map[string]string {
 	if l.pooled != nil {
-		return merge(l.pooled, snap, func(m *LowNodeUtilization, s *snapshot.Snapshot) map[string]string {
+		return nu.MergePools(l.pooled, snap, func(m *LowNodeUtilization, s *snapshot.Snapshot) map[string]string {
 			return m.Classify(ctx, s)
 		})
 	}
@@ -85,7 +85,7 @@ func (l *LowNodeUtilization) Classify(ctx context.Context, snap *snapshot.Snapsh
 // Plan implements framework.Strategy; see the package documentation.
 func (l *LowNodeUtilization) Plan(ctx context.Context, snap *snapshot.Snapshot, ev framework.Evictor) ([]framework.Candidate, error) {
 	if l.pooled != nil {
-		return l.pooled.plan(ctx, snap, ev)
+		return l.pooled.Plan(ctx, snap, ev)
 	}
 	logger := klog.FromContext(ctx).WithValues("plugin", PluginName)
 	ctx = klog.NewContext(ctx, logger)
@@ -244,7 +244,7 @@ func abortReason(cls nu.Classification, nodes, numberOfNodes int) string {
 // it).
 func (l *LowNodeUtilization) FollowUsage(snap *snapshot.Snapshot) (framework.UsageFollow, bool) {
 	if l.pooled != nil {
-		return l.pooled.follow(snap)
+		return l.pooled.FollowUsage(snap)
 	}
 	target, ok := l.args.TargetThresholds[v1.ResourceCPU]
 	if !ok {

@@ -16,7 +16,7 @@ import (
 // when usage is unavailable.
 func (l *LowNodeUtilization) NodeStates(ctx context.Context, snap *snapshot.Snapshot) map[string]snapshot.NodeState {
 	if l.pooled != nil {
-		return merge(l.pooled, snap, func(m *LowNodeUtilization, s *snapshot.Snapshot) map[string]snapshot.NodeState {
+		return nu.MergePools(l.pooled, snap, func(m *LowNodeUtilization, s *snapshot.Snapshot) map[string]snapshot.NodeState {
 			return m.NodeStates(ctx, s)
 		})
 	}
@@ -48,7 +48,7 @@ func (l *LowNodeUtilization) WantTainted(ctx context.Context, snap *snapshot.Sna
 	if l.pooled != nil {
 		// Each pool steers within itself: its hot nodes, and with scope
 		// NotUnderutilized its nodes that are not underutilized.
-		return merge(l.pooled, snap, func(m *LowNodeUtilization, s *snapshot.Snapshot) map[string]bool {
+		return nu.MergePools(l.pooled, snap, func(m *LowNodeUtilization, s *snapshot.Snapshot) map[string]bool {
 			return m.WantTainted(ctx, s)
 		})
 	}

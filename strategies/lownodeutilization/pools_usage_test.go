@@ -1,0 +1,90 @@
+package lownodeutilization
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/usage-descheduler/descheduler/pkg/api"
+	"github.com/usage-descheduler/descheduler/pkg/snapshot"
+	nu "github.com/usage-descheduler/descheduler/strategies/nodeutilization"
+	"github.com/usage-descheduler/descheduler/strategies/nodeutilization/nodeutiltest"
+	"github.com/usage-descheduler/descheduler/test/builders"
+)
+
+// poolUsageSnapshot: four nodes of 4000m by usage, two pools.
+//
+//	l1 pool=latency 3000m = 75%   l2 pool=latency 1000m = 25%
+//	b1 pool=batch   3200m = 80%   b2 pool=batch   1000m = 25%
+func poolUsageSnapshot(t *testing.T) *snapshot.Snapshot {
+	t.Helper()
+	m := nodeutiltest.Metrics{Nodes: map[string]snapshot.Series{
+		"l1": nodeutiltest.Flat(now, 3000, gi), "l2": nodeutiltest.Flat(now, 1000, gi),
+		"b1": nodeutiltest.Flat(now, 3200, gi), "b2": nodeutiltest.Flat(now, 1000, gi),
+	}, Pods: map[types.NamespacedName]snapshot.Series{}}
+	var ns []*v1.Node
+	var pods []*v1.Pod
+	for name, pool := range map[string]string{"l1": "latency", "l2": "latency", "b1": "batch", "b2": "batch"} {
+		ns = append(ns, builders.MakeNode(name).Label("pool", pool).Obj())
+		pods = append(pods, pod("ns", name+"-a", name, "500m").Obj())
+	}
+	return nodeutiltest.UsageSnapshot(t, ns, pods, m, nil)
+}
+
+// poolUsageArgs: by usage, latency 50/70 and batch 70/90, soft taint of
+// scope NotUnderutilized.
+func poolUsageArgs() *Args {
+	a := usageArgs(api.SourceKubernetesMetrics, nu.ClassifyUsage)
+	a.Thresholds, a.TargetThresholds = nil, nil
+	a.SoftTaint = &nu.SoftTaint{Enabled: true, Scope: nu.SoftTaintNotUnderutilized}
+	a.NodePools = []NodePool{
+		{Name: "latency", NodeSelector: &api.ProfileNodeSelector{Expression: "pool=latency"},
+			Thresholds: nu.Thresholds{v1.ResourceCPU: 50}, TargetThresholds: nu.Thresholds{v1.ResourceCPU: 70}},
+		{Name: "batch", NodeSelector: &api.ProfileNodeSelector{Expression: "pool=batch"},
+			Thresholds: nu.Thresholds{v1.ResourceCPU: 70}, TargetThresholds: nu.Thresholds{v1.ResourceCPU: 90}},
+	}
+	return a
+}
+
+// By usage, each pool has its own classes, hysteresis, soft-taint
+// steering and followed target: l1 (75% > 70) is hot in latency; b1 (80%)
+// is appropriate in batch (70 < 80 <= 90) and, with nothing hot in its
+// pool, is not tainted; l2 and b2 are underutilized in their pools.
+func TestNodePoolsByUsage(t *testing.T) {
+	s := newStrategy(t, poolUsageArgs())
+	snap := poolUsageSnapshot(t)
+	ctx := context.Background()
+	if got, want := s.Classify(ctx, snap), map[string]string{"l1": "overutilized", "l2": "underutilized",
+		"b1": "appropriate", "b2": "underutilized"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Classify = %v, want %v", got, want)
+	}
+	if got, want := s.NodePools(snap), map[string]string{"l1": "latency", "l2": "latency", "b1": "batch",
+		"b2": "batch"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("NodePools = %v, want %v", got, want)
+	}
+	states := s.NodeStates(ctx, snap)
+	for node, src := range map[string]bool{"l1": true, "l2": false, "b1": false, "b2": false} {
+		if st, ok := states[node]; !ok || st.Source != src {
+			t.Errorf("NodeStates[%s] = %+v (%v), want Source %v", node, st, ok, src)
+		}
+	}
+	if got, want := s.WantTainted(ctx, snap), map[string]bool{"l1": true}; !reflect.DeepEqual(got, want) {
+		t.Errorf("WantTainted = %v, want %v", got, want)
+	}
+	u, ok := s.FollowUsage(snap)
+	if !ok {
+		t.Fatal("not followed")
+	}
+	for node, want := range map[string]float64{"l1": 70, "l2": 70, "b1": 90, "b2": 90} {
+		if got := u.TargetOf(node); got != want {
+			t.Errorf("target of %s = %v, want %v", node, got, want)
+		}
+	}
+	if v, known := u.NodeCPU("b1"); !known || v != 80 {
+		t.Errorf("b1 cpu %v %v, want 80", v, known)
+	}
+	s.ForgetCycle()
+}

@@ -8,9 +8,11 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/klog/v2"
 
+	"github.com/usage-descheduler/descheduler/pkg/api"
 	"github.com/usage-descheduler/descheduler/pkg/evictor"
 	"github.com/usage-descheduler/descheduler/pkg/scenario"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
+	"github.com/usage-descheduler/descheduler/strategies/lownodeutilization"
 )
 
 // BenchmarkCycleAllStrategies runs one cycle (snapshot build included) of
@@ -39,4 +41,45 @@ func BenchmarkCycleAllStrategies(b *testing.B) {
 			b.ReportMetric(float64(evicted), "evictions/cycle")
 		})
 	}
+}
+
+// BenchmarkCycleNodePools is BenchmarkCycleAllStrategies at 5,000 nodes
+// with the LowNodeUtilization of the policy split into one node pool per
+// zone (the generated nodes' three zones), each with the plugin's
+// thresholds: what planning per pool costs against one plan over every
+// node.
+func BenchmarkCycleNodePools(b *testing.B) {
+	policy, reg := loadBenchPolicy(b)
+	pooled := 0
+	for i := range policy.Profiles {
+		for _, pc := range policy.Profiles[i].PluginConfig {
+			a, ok := pc.Decoded.(*lownodeutilization.Args)
+			if !ok {
+				continue
+			}
+			for _, zone := range []string{"zone-a", "zone-b", "zone-c"} {
+				a.NodePools = append(a.NodePools, lownodeutilization.NodePool{Name: zone,
+					NodeSelector: &api.ProfileNodeSelector{Expression: scenario.LabelZone + "=" + zone}})
+			}
+			pooled++
+		}
+	}
+	if pooled == 0 {
+		b.Fatal("the bench policy has no LowNodeUtilization args")
+	}
+	profiles := buildBenchProfiles(b, policy, reg)
+	objs, p := generate(b, scenario.Params{Nodes: 5000, PodsPerNode: 30, Seed: 1})
+	ctx := klog.NewContext(context.Background(), logr.Discard())
+	c := &Cycle{Profiles: profiles, Limits: LimitsFromPolicy(policy), Executor: evictor.DryRunExecutor{}}
+	b.ReportAllocs()
+	b.ResetTimer()
+	evicted := 0
+	for i := 0; i < b.N; i++ {
+		snap, err := snapshot.New(objs, snapshot.Options{Now: p.Now})
+		if err != nil {
+			b.Fatal(err)
+		}
+		evicted = len(c.Run(ctx, snap).Evicted())
+	}
+	b.ReportMetric(float64(evicted), "evictions/cycle")
 }

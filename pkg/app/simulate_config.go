@@ -5,6 +5,8 @@ import (
 	"slices"
 	"time"
 
+	"k8s.io/apimachinery/pkg/labels"
+
 	"github.com/usage-descheduler/descheduler/collectors"
 	"github.com/usage-descheduler/descheduler/pkg/api"
 	"github.com/usage-descheduler/descheduler/pkg/evictor"
@@ -72,12 +74,16 @@ func eachLowNodeUtilization(policy *api.DeschedulerPolicy, fn func(*lownodeutili
 }
 
 // simulationTarget is the over-target rule of the first LowNodeUtilization
-// plugin (no figure without one) and the cooldown that repeated evictions
+// plugin (no figure without one; with nodePools and no thresholds of its
+// own, its first pool's rule) and the cooldown that repeated evictions
 // are counted against.
 func simulationTarget(policy *api.DeschedulerPolicy) (t simulator.Target, repeatCooldown time.Duration) {
 	a, profile := lowNodeUtilization(policy)
 	if a == nil {
 		return t, 0
+	}
+	if pools := a.PoolArgs(); len(pools) > 0 && len(a.TargetThresholds) == 0 {
+		a = &pools[0].Args
 	}
 	t = targetOf(a, profile)
 	if h := a.Hysteresis; h != nil && h.WorkloadCooldown != nil {
@@ -97,20 +103,38 @@ func targetOf(a *lownodeutilization.Args, profile string) simulator.Target {
 // simulationTargets are the over-target rules of every LowNodeUtilization
 // plugin, in profile order, each judging its profile's nodes
 // (simulator.Config.Targets), when some profile with one has a
-// nodeSelector; nil otherwise (the first plugin's rule judges every node).
+// nodeSelector or some plugin has nodePools; nil otherwise (the first
+// plugin's rule judges every node). A plugin with nodePools has one rule
+// per pool, in pool order (the pool's effective targetThresholds on the
+// profile's nodes its selector selects), then, when it has thresholds of
+// its own, its rule for the profile's nodes in no pool.
 func simulationTargets(policy *api.DeschedulerPolicy) ([]simulator.Target, error) {
 	var out []simulator.Target
 	var err error
 	selective := false
 	eachLowNodeUtilization(policy, func(a *lownodeutilization.Args, prof *api.DeschedulerProfile) bool {
-		t := targetOf(a, prof.Name)
+		var nodes labels.Selector
 		if prof.NodeSelector != nil {
-			if t.Nodes, err = prof.NodeSelector.Selector(); err != nil {
+			if nodes, err = prof.NodeSelector.Selector(); err != nil {
 				err = fmt.Errorf("profile %q nodeSelector: %w", prof.Name, err)
 				return false
 			}
 			selective = true
 		}
+		var pools []simulator.Target
+		var poolNodes []labels.Selector
+		if pools, poolNodes, err = poolTargets(a, prof.Name, nodes); err != nil {
+			return false
+		}
+		out = append(out, pools...)
+		if len(pools) > 0 {
+			selective = true
+			if len(a.TargetThresholds) == 0 {
+				return true // nodes in no pool are left out
+			}
+		}
+		t := targetOf(a, prof.Name)
+		t.Nodes, t.Except = nodes, poolNodes
 		out = append(out, t)
 		return true
 	})
@@ -118,6 +142,40 @@ func simulationTargets(policy *api.DeschedulerPolicy) ([]simulator.Target, error
 		return nil, err
 	}
 	return out, nil
+}
+
+// poolTargets are the over-target rules of the nodePools of a in the
+// profile named profile whose nodes (nil: every node) are nodes: one per
+// pool, in pool order, judging the nodes of the profile its selector
+// selects and no other pool's does (a node two pools select is in
+// neither). It also returns the pools' selectors.
+func poolTargets(a *lownodeutilization.Args, profile string, nodes labels.Selector) ([]simulator.Target, []labels.Selector, error) {
+	pools := a.PoolArgs()
+	sels := make([]labels.Selector, len(pools))
+	for i, p := range pools {
+		sel, err := p.NodeSelector.Selector()
+		if err != nil {
+			return nil, nil, fmt.Errorf("profile %q nodePools[%d].nodeSelector: %w", profile, i, err)
+		}
+		sels[i] = sel
+	}
+	out := make([]simulator.Target, len(pools))
+	for i, p := range pools {
+		t := targetOf(&p.Args, profile)
+		t.Pool = p.Name
+		t.Nodes = sels[i]
+		if nodes != nil {
+			reqs, _ := sels[i].Requirements()
+			t.Nodes = nodes.Add(reqs...)
+		}
+		for j, sel := range sels {
+			if j != i {
+				t.Except = append(t.Except, sel)
+			}
+		}
+		out[i] = t
+	}
+	return out, sels, nil
 }
 
 // simulationBudget is the workload budget the summary judges availability

@@ -153,6 +153,7 @@ func writeSummary(w io.Writer, s simulator.Summary) {
 			s.LowerBoundByPriority, ratioColumn(s.EvictionsOverLowerBoundByPriority))
 		writeUnreachable(w, s.LowerBoundUnreachableNodes)
 	}
+	writePools(w, s.Pools)
 	fmt.Fprintf(w, "pods left pending: %d\n", s.PodsLeftPending)
 	writeOutcomes(w, s.Outcomes)
 	writeAvailability(w, s)
@@ -262,4 +263,32 @@ func writeOutcomes(w io.Writer, counts map[string]int) {
 		}
 	}
 	fmt.Fprintf(w, "eviction outcomes, one usage window after each: %s\n", strings.Join(parts, ", "))
+}
+
+// writePools prints one line per node pool, e.g. "pool latency: 2 nodes,
+// 1 over target at start, 0 at end, 1 underutilized, 1 eviction (0 left
+// the pool)"; the profile is named when two profiles have a pool of that
+// name. Nothing without pools.
+func writePools(w io.Writer, pools []simulator.PoolSummary) {
+	names := map[string]int{}
+	for _, p := range pools {
+		names[p.Name]++
+	}
+	for _, p := range pools {
+		name := p.Name
+		if names[p.Name] > 1 {
+			name += " (profile " + p.Profile + ")"
+		}
+		fmt.Fprintf(w, "pool %s: %s, %d over target at start, %d at end, %d underutilized, %s (%d left the pool)\n",
+			name, plural(p.Nodes, "node"), p.OverTargetAtStart, p.OverTargetAtEnd, p.UnderutilizedAtEnd,
+			plural(p.Evictions, "eviction"), p.LeftPool)
+	}
+}
+
+// plural is "1 node", "2 nodes".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

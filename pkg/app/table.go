@@ -212,6 +212,9 @@ type nodeColumns struct {
 	// two of them disagree on some node; empty means one CLASS column.
 	strategies []string
 	metric     bool
+	// pool: some node is in a named node pool, so a POOL column shows
+	// each node's.
+	pool bool
 }
 
 func (s *Simulation) nodeColumns(o TableOptions) nodeColumns {
@@ -219,6 +222,7 @@ func (s *Simulation) nodeColumns(o TableOptions) nodeColumns {
 	c.metric = slices.ContainsFunc(s.Nodes, func(n NodeOut) bool { return n.Usage != nil && n.Usage.MetricResource != nil })
 	for _, n := range s.Nodes {
 		c.status = c.status || n.Unschedulable
+		c.pool = c.pool || n.Pool != ""
 	}
 	if strats := disagreeing(s.Nodes); len(strats) > 1 {
 		c.strategies = strats
@@ -264,6 +268,9 @@ func (c nodeColumns) header() []string {
 	if c.status {
 		h = append(h, "STATUS")
 	}
+	if c.pool {
+		h = append(h, "POOL")
+	}
 	if len(c.strategies) == 0 {
 		h = append(h, "CLASS")
 	}
@@ -287,6 +294,9 @@ func (c nodeColumns) row(n NodeOut, evictions int) []string {
 	r := []string{n.Name}
 	if c.status {
 		r = append(r, nodeStatus(n.Unschedulable))
+	}
+	if c.pool {
+		r = append(r, orDash(n.Pool))
 	}
 	if len(c.strategies) == 0 {
 		r = append(r, n.Classification)
@@ -350,6 +360,9 @@ func (c nodeColumns) excludedRow(ex ExcludedOut) []string {
 			r[1] = "NotReady"
 		}
 		class = 2
+	}
+	if c.pool {
+		class++ // an excluded node is in no pool: "-"
 	}
 	if len(c.strategies) == 0 {
 		r[class] = "excluded"

@@ -13,16 +13,18 @@ import (
 // wrapped to the table width, and lists at most narrowEvictionRows.
 func (s *Simulation) writeEvictions(w io.Writer, o TableOptions) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	pools := evictionPools(s.Evictions)
 	if o.Wide {
-		fmt.Fprintln(tw, "POD\tNODE\tSTRATEGY\tPROFILE\tRESULT\tREASON")
+		fmt.Fprintln(tw, strings.Join(withPool([]string{"POD", "NODE", "STRATEGY", "PROFILE", "RESULT", "REASON"}, "POOL", pools), "\t"))
 		for _, e := range s.Evictions {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.Pod, e.Node, e.Strategy, e.Profile, e.Result, e.Reason)
+			fmt.Fprintln(tw, strings.Join(withPool([]string{e.Pod, e.Node, e.Strategy, e.Profile, e.Result, e.Reason},
+				orDash(e.Pool), pools), "\t"))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
 	} else if len(s.Evictions) > 0 {
-		if err := writeNarrowEvictions(w, s.Evictions, o.AllNodes); err != nil {
+		if err := writeNarrowEvictions(w, s.Evictions, o.AllNodes, pools); err != nil {
 			return err
 		}
 	}
@@ -68,19 +70,40 @@ func (s *Simulation) writeSkipped(w io.Writer, o TableOptions) error {
 	return nil
 }
 
-// writeNarrowEvictions lists evictions as POD NODE STRATEGY RESULT REASON
-// when every reason fits a 120-column line, else with each reason on its
-// own indented lines below its eviction, wrapped to the table width.
-func writeNarrowEvictions(w io.Writer, evs []EvictionOut, all bool) error {
+// evictionPools reports whether some eviction is from a node in a named
+// node pool, so the eviction tables show a POOL column.
+func evictionPools(evs []EvictionOut) bool {
+	for _, e := range evs {
+		if e.Pool != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// withPool inserts pool after the first two cells (POD, NODE) when
+// pools is set.
+func withPool(cells []string, pool string, pools bool) []string {
+	if !pools {
+		return cells
+	}
+	return append(append(append(make([]string, 0, len(cells)+1), cells[:2]...), pool), cells[2:]...)
+}
+
+// writeNarrowEvictions lists evictions as POD NODE [POOL] STRATEGY RESULT
+// REASON when every reason fits a 120-column line, else with each reason
+// on its own indented lines below its eviction, wrapped to the table
+// width. POOL is there when pools is set.
+func writeNarrowEvictions(w io.Writer, evs []EvictionOut, all, pools bool) error {
 	listed := evs
 	if !all && len(evs) > narrowEvictionRows {
 		listed = evs[:narrowEvictionRows]
 	}
-	rows := [][]string{{"POD", "NODE", "STRATEGY", "RESULT"}}
+	rows := [][]string{withPool([]string{"POD", "NODE", "STRATEGY", "RESULT"}, "POOL", pools)}
 	for _, e := range listed {
-		rows = append(rows, []string{e.Pod, e.Node, e.Strategy, e.Result})
+		rows = append(rows, withPool([]string{e.Pod, e.Node, e.Strategy, e.Result}, orDash(e.Pool), pools))
 	}
-	widths := make([]int, 4)
+	widths := make([]int, len(rows[0]))
 	for _, r := range rows {
 		for i, cell := range r {
 			widths[i] = max(widths[i], len(cell))

@@ -20,7 +20,7 @@ func Evictions(cycle int, rep *descheduler.Report) []Eviction {
 	out := make([]Eviction, 0, len(rep.Records))
 	for _, r := range rep.Records {
 		out = append(out, Eviction{Cycle: cycle, Pod: r.Pod.Namespace + "/" + r.Pod.Name, Node: r.Node,
-			Strategy: r.Strategy, Profile: r.Profile, Reason: r.Reason, Result: string(r.Result)})
+			Strategy: r.Strategy, Profile: r.Profile, Pool: r.Pool, Reason: r.Reason, Result: string(r.Result)})
 	}
 	return out
 }
@@ -35,16 +35,17 @@ func ExcludedNodes(snap *snapshot.Snapshot) []Excluded {
 }
 
 // Nodes describes every considered node of the snapshot, in name order:
-// the class each classifying strategy gives it, its requested percentages,
-// its usage, and the hysteresis state and soft-taint action the usage
-// strategies would record and want.
+// its node pool, the class each classifying strategy gives it, its
+// requested percentages, its usage, and the hysteresis state and
+// soft-taint action the usage strategies would record and want.
 func Nodes(ctx context.Context, in Input) []Node {
 	snap, profiles := in.Snapshot, in.Profiles
 	classes, order := classify(ctx, snap, profiles)
+	pools := nodePools(snap, profiles)
 	out := make([]Node, 0, len(snap.Nodes()))
 	for _, ni := range snap.Nodes() {
-		n := Node{Name: ni.Name(), Classification: "unclassified", Requests: RequestPercents(ni), Pods: len(ni.Pods),
-			Unschedulable: ni.Unschedulable()}
+		n := Node{Name: ni.Name(), Pool: pools[ni.Name()], Classification: "unclassified", Requests: RequestPercents(ni),
+			Pods: len(ni.Pods), Unschedulable: ni.Unschedulable()}
 		setUsage(&n, in.Usage.Node(ni.Name()), in.Measures)
 		for _, strat := range order {
 			if c, ok := classes[strat][ni.Name()]; ok {
@@ -93,6 +94,32 @@ func classify(ctx context.Context, snap *snapshot.Snapshot, profiles []deschedul
 		}
 	}
 	return classes, order
+}
+
+// nodePools asks every strategy that splits its nodes into pools
+// (framework.Pooler), on its profile's nodes (Profile.On), and returns the
+// pool of each node in a named pool; of a node two strategies put in a
+// pool, the first strategy's pool wins. Nil when no strategy has pools.
+func nodePools(snap *snapshot.Snapshot, profiles []descheduler.Profile) map[string]string {
+	var out map[string]string
+	for i := range profiles {
+		p := &profiles[i]
+		for _, s := range append(append([]framework.Strategy{}, p.Deschedule...), p.Balance...) {
+			pl, ok := s.(framework.Pooler)
+			if !ok {
+				continue
+			}
+			for node, pool := range pl.NodePools(p.On(snap)) {
+				if out == nil {
+					out = map[string]string{}
+				}
+				if _, dup := out[node]; !dup && pool != "" {
+					out[node] = pool
+				}
+			}
+		}
+	}
+	return out
 }
 
 // RequestPercents returns the node's requested cpu, memory and pods as

@@ -19,6 +19,9 @@ type Eviction struct {
 	// Strategy and Profile name the plugin that proposed it.
 	Strategy string `json:"strategy"`
 	Profile  string `json:"profile"`
+	// Pool is the node pool of Node in the strategy's nodePools; absent
+	// without one (no nodePools, or the node is in no named pool).
+	Pool string `json:"pool,omitempty"`
 	// Reason is the strategy's sentence with the deciding numbers.
 	Reason string `json:"reason"`
 	// Result is the executor's outcome (dry_run, simulated, success,
@@ -29,6 +32,10 @@ type Eviction struct {
 // Node is one considered node at the start of a cycle.
 type Node struct {
 	Name string `json:"name"`
+	// Pool is the node's pool in the nodePools of the first strategy that
+	// puts it in a named pool (on its profile's nodes); absent when none
+	// does.
+	Pool string `json:"pool,omitempty"`
 	// Classification is the first utilization strategy's class, or
 	// "unclassified" when no such strategy is enabled.
 	Classification string `json:"classification"`

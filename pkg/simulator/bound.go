@@ -235,7 +235,7 @@ func podRelief(in explain.Input, ni *snapshot.NodeInfo, pi *snapshot.PodInfo, re
 // firstBounds is firstBound per target (see Config.Targets), each on the
 // nodes its Nodes select first, the bounds summed.
 func firstBounds(in explain.Input, targets []Target) (Bound, []UnreachableNode, error) {
-	if len(targets) == 1 && targets[0].Nodes == nil {
+	if allNodes(targets) {
 		return firstBound(in, targets[0])
 	}
 	var sum Bound

@@ -57,10 +57,11 @@ type Config struct {
 	// nil Thresholds: the figure is not computed.
 	Target Target
 	// Targets are the targets of every LowNodeUtilization plugin, in
-	// profile order, when its profiles have node selectors: a node is
-	// judged by the first whose Nodes select it (its own profile's
-	// thresholds), and nodes none selects are not judged. Empty: Target
-	// judges every node.
+	// profile order, when its profiles have node selectors or it has node
+	// pools (one target per pool, then the plugin's own for the nodes in
+	// no pool): a node is judged by the first whose Nodes select it and
+	// whose Except do not (its own profile's and pool's thresholds), and
+	// nodes none selects are not judged. Empty: Target judges every node.
 	Targets []Target
 	// PodStartup is how long a replacement runs on its node before it is
 	// Ready (0: Ready as soon as it is bound). Until then the workload
@@ -89,8 +90,8 @@ type UsageConfig struct {
 	Measures usage.Measures
 }
 
-// Target is the overutilization target of the first LowNodeUtilization
-// plugin.
+// Target is the overutilization target of a LowNodeUtilization plugin
+// (Config.Target: the first plugin's), or of one of its node pools.
 type Target struct {
 	// Thresholds are its targetThresholds, percent per resource.
 	Thresholds map[v1.ResourceName]float64
@@ -103,9 +104,18 @@ type Target struct {
 	// Profile is the name of the profile with that plugin: its
 	// DefaultEvictor says which pods the lower bound may count.
 	Profile string
-	// Nodes is the profile's nodeSelector: the nodes this target judges
-	// (see Config.Targets); nil: every node.
+	// Nodes is the profile's nodeSelector, with a node pool's selector
+	// added: the nodes this target judges (see Config.Targets); nil:
+	// every node.
 	Nodes labels.Selector
+	// Except are selectors of nodes this target does not judge although
+	// Nodes selects them: the other pools' selectors for a pool's target
+	// (a node two pools select is in neither), every pool's for the
+	// target of the nodes in no pool.
+	Except []labels.Selector
+	// Pool names the node pool this target judges ("" for a plugin's own
+	// target); a Config.Targets entry with a Pool gets a PoolSummary.
+	Pool string
 }
 
 // targets returns the targets nodes are judged by: Targets, else Target
@@ -120,15 +130,35 @@ func (c *Config) targets() []Target {
 	return []Target{c.Target}
 }
 
-// scopeOf returns the index of the first of targets whose Nodes select n,
-// -1 when none does.
+// scopeOf returns the index of the first of targets whose Nodes select n
+// and whose Except do not, -1 when none does.
 func scopeOf(targets []Target, n *v1.Node) int {
+	set := labels.Set(n.Labels)
 	for i, t := range targets {
-		if t.Nodes == nil || t.Nodes.Matches(labels.Set(n.Labels)) {
+		if t.Judges(set) {
 			return i
 		}
 	}
 	return -1
+}
+
+// Judges reports whether t judges a node with labels set: Nodes (nil:
+// every node) selects it and none of Except does.
+func (t *Target) Judges(set labels.Set) bool {
+	if t.Nodes != nil && !t.Nodes.Matches(set) {
+		return false
+	}
+	for _, ex := range t.Except {
+		if ex.Matches(set) {
+			return false
+		}
+	}
+	return true
+}
+
+// allNodes reports whether targets are one target that judges every node.
+func allNodes(targets []Target) bool {
+	return len(targets) == 1 && targets[0].Nodes == nil && len(targets[0].Except) == 0
 }
 
 // validate reports every problem of c.

@@ -87,7 +87,7 @@ func setOutcomes(res *Result, targets []Target, window time.Duration, nodes map[
 // inScope returns the nodes of the list that the target of index scope
 // judges (all of them with a single target for every node).
 func inScope(list []explain.Node, targets []Target, scope int, nodes map[string]*v1.Node) []explain.Node {
-	if len(targets) == 1 && targets[0].Nodes == nil {
+	if allNodes(targets) {
 		return list
 	}
 	var out []explain.Node

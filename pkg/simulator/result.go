@@ -83,8 +83,8 @@ type Stats struct {
 	// NodesOverTarget counts nodes over the first LowNodeUtilization
 	// plugin's targetThresholds (usage % where the node's usage is known
 	// and the plugin classifies by usage, else requests %), or, with
-	// Config.Targets, each node over its own profile's; -1 when the
-	// policy has no LowNodeUtilization plugin.
+	// Config.Targets, each node over its own profile's (or node pool's);
+	// -1 when the policy has no LowNodeUtilization plugin.
 	NodesOverTarget int `json:"nodesOverTarget"`
 	// CPUUsage is the spread of cpu usage % of allocatable over the nodes
 	// whose usage is known; nil when none is.
@@ -117,9 +117,10 @@ type Summary struct {
 	Seed  uint64  `json:"seed"`
 	Noise float64 `json:"noise"`
 	// Target are the targetThresholds (percent per resource) of the
-	// first LowNodeUtilization plugin, which NodesOverTarget compares
-	// with (with Config.Targets, on that plugin's nodes); empty without a
-	// LowNodeUtilization plugin.
+	// first LowNodeUtilization plugin (Config.Target: with nodePools and
+	// no thresholds of its own, its first pool's), which NodesOverTarget
+	// compares with (with Config.Targets, on that plugin's nodes); empty
+	// without a LowNodeUtilization plugin.
 	Target map[string]float64 `json:"target,omitempty"`
 	// TotalEvictions counts the evictions carried out (simulated).
 	TotalEvictions int `json:"totalEvictions"`
@@ -188,6 +189,10 @@ type Summary struct {
 	// WorkloadsBelowBudget counts the workloads in MinAvailability that
 	// went below their budget (desired − maxUnavailable).
 	WorkloadsBelowBudget int `json:"workloadsBelowBudget"`
+	// Pools are the figures of every node pool of the LowNodeUtilization
+	// plugins (Config.Targets with a Pool), in target order; absent
+	// without node pools.
+	Pools []PoolSummary `json:"pools,omitempty"`
 }
 
 // Repeated counts repeated evictions of workloads (controller owners).

@@ -28,6 +28,9 @@ type simulation struct {
 	// unreachable are the nodes the bound found unreachable.
 	unreachable []UnreachableNode
 	avail       *availability
+	// overStart and overEnd are the nodes over each of cfg.targets() at
+	// the first cycle's start and at the end (overTargetsEach).
+	overStart, overEnd []int
 }
 
 // evictedPod is one simulated eviction, for the summary.
@@ -67,6 +70,7 @@ func Run(ctx context.Context, objs snapshot.Objects, start time.Time, cfg Config
 	s.res.Summary.LowerBoundUnreachableNodes = s.unreachable
 	s.res.Summary.MinAvailability, s.res.Summary.WorkloadsBelowBudget = s.avail.result()
 	s.res.Summary.Outcomes = countOutcomes(s.res.Moves)
+	s.res.Summary.Pools = poolSummaries(s.res, cfg.targets(), s.cluster.nodes, s.overStart, s.overEnd)
 	return s.res, nil
 }
 
@@ -133,8 +137,12 @@ func (s *simulation) cycle(ctx context.Context, k int, t time.Time) error {
 			return fmt.Errorf("cycle %d: %w", k, err)
 		}
 	}
+	st, over := stats(in, s.cfg.targets())
+	if k == 1 {
+		s.overStart = over
+	}
 	cy := Cycle{Cycle: k, Time: t.UTC(), Evictions: explain.Evictions(k, rep), Skipped: explain.Skips(k, rep), Pending: pending,
-		Nodes: explain.Nodes(ctx, in), Stats: stats(in, s.cfg.targets())}
+		Nodes: explain.Nodes(ctx, in), Stats: st}
 	cy.Stats.Pending = len(pending)
 	for _, r := range rep.Records {
 		if r.Result == evictor.ResultSimulated {
@@ -169,8 +177,9 @@ func (s *simulation) end(ctx context.Context, t time.Time) error {
 		return fmt.Errorf("the end state: %w", err)
 	}
 	in := s.describe(snap)
-	s.res.End = State{Time: t.UTC(), Stats: stats(in, s.cfg.targets()), Pending: s.cluster.pendingReport(),
-		Nodes: explain.Nodes(ctx, in)}
+	st, over := stats(in, s.cfg.targets())
+	s.overEnd = over
+	s.res.End = State{Time: t.UTC(), Stats: st, Pending: s.cluster.pendingReport(), Nodes: explain.Nodes(ctx, in)}
 	s.res.End.Stats.Pending = len(s.res.End.Pending)
 	return nil
 }

@@ -20,8 +20,9 @@ type nodePercents struct {
 	usageKnown bool
 }
 
-// stats computes the figures of a snapshot with its usage.
-func stats(in explain.Input, targets []Target) Stats {
+// stats computes the figures of a snapshot with its usage, and the nodes
+// over each target (see overTargetsEach).
+func stats(in explain.Input, targets []Target) (Stats, []int) {
 	nodes := percents(in)
 	var cpuUse, cpuReq []float64
 	for _, np := range nodes {
@@ -30,12 +31,13 @@ func stats(in explain.Input, targets []Target) Stats {
 			cpuUse = append(cpuUse, cpu)
 		}
 	}
-	st := Stats{CPURequests: spreadOf(cpuReq), NodesOverTarget: overTargets(nodes, targets)}
+	each := overTargetsEach(nodes, targets)
+	st := Stats{CPURequests: spreadOf(cpuReq), NodesOverTarget: sumOver(each, targets)}
 	if len(cpuUse) > 0 {
 		s := spreadOf(cpuUse)
 		st.CPUUsage = &s
 	}
-	return st
+	return st, each
 }
 
 // percents returns every considered node's percentages: requests for cpu,
@@ -76,11 +78,36 @@ func percents(in explain.Input) []nodePercents {
 // targets whose Nodes select them, see Config.Targets; nodes no target
 // selects are not counted); -1 without targets.
 func overTargets(nodes []nodePercents, targets []Target) int {
+	return sumOver(overTargetsEach(nodes, targets), targets)
+}
+
+// sumOver sums the counts of overTargetsEach: -1 without targets, and
+// the one count of a single target for every node (-1 without
+// thresholds).
+func sumOver(each []int, targets []Target) int {
 	if len(targets) == 0 {
 		return -1
 	}
-	if len(targets) == 1 && targets[0].Nodes == nil {
-		return overTarget(nodes, targets[0])
+	if allNodes(targets) {
+		return each[0]
+	}
+	n := 0
+	for _, c := range each {
+		n += max(0, c)
+	}
+	return n
+}
+
+// overTargetsEach counts, per target, the nodes over it that it judges
+// (the first of targets whose Nodes select them, see Config.Targets;
+// nodes no target selects are not counted); -1 for a target without
+// thresholds, nil without targets.
+func overTargetsEach(nodes []nodePercents, targets []Target) []int {
+	if len(targets) == 0 {
+		return nil
+	}
+	if allNodes(targets) {
+		return []int{overTarget(nodes, targets[0])}
 	}
 	groups := make([][]nodePercents, len(targets))
 	for _, np := range nodes {
@@ -88,11 +115,11 @@ func overTargets(nodes []nodePercents, targets []Target) int {
 			groups[i] = append(groups[i], np)
 		}
 	}
-	n := 0
+	out := make([]int, len(targets))
 	for i, t := range targets {
-		n += max(0, overTarget(groups[i], t))
+		out[i] = overTarget(groups[i], t)
 	}
-	return n
+	return out
 }
 
 // overTarget counts the nodes over target in a view that counts (usage

@@ -92,6 +92,34 @@ func (a *Args) poolArgs(p NodePool) Args {
 	return c
 }
 
+// PoolArgs is one node pool of the plugin as it runs: its name, its node
+// selector and the args it is classified and relieved with.
+type PoolArgs struct {
+	// Name is the pool's name (NodePool.Name).
+	Name string
+	// NodeSelector selects the pool's nodes (NodePool.NodeSelector).
+	NodeSelector *api.ProfileNodeSelector
+	// Args are the plugin's args with every field the pool sets in their
+	// place (and no nodePools): the pool's effective thresholds,
+	// targetThresholds, useDeviationThresholds, classification,
+	// hysteresis, numberOfNodes and minPodRelief.
+	Args Args
+}
+
+// PoolArgs returns the plugin's node pools in policy order, each with the
+// args it runs with; nil without nodePools. The nodes no pool selects run
+// with the plugin's own args (when it has thresholds).
+func (a *Args) PoolArgs() []PoolArgs {
+	if len(a.NodePools) == 0 {
+		return nil
+	}
+	out := make([]PoolArgs, len(a.NodePools))
+	for i, p := range a.NodePools {
+		out[i] = PoolArgs{Name: p.Name, NodeSelector: p.NodeSelector, Args: a.poolArgs(p)}
+	}
+	return out
+}
+
 // validatePools reports every problem of nodePools: names and selectors
 // (nodeutilization.ValidatePoolRefs), each pool's thresholds as the
 // plugin's (or their absence when the plugin has none to take),

@@ -15,13 +15,14 @@ var dataKeyed = []string{
 	"nodes[].classifications", "nodes[].hysteresis", "cycles[].nodes[].classifications",
 	"cycles[].nodes[].hysteresis", "end.nodes[].classifications", "end.nodes[].hysteresis",
 	"summary.skippedEvictions", "summary.evictionsPerWorkload", "summary.target", "summary.outcomes",
+	"summary.pools[].target",
 }
 
 // TestJSONOutputIsDocumented: every field `simulate -o json` writes, for
-// one cycle and for --cycles, is in the shape docs/simulator.md shows, so
-// a field added to the output cannot stay undocumented. In the documented
-// shape, a key "..." or a list of "..." text stands for fields documented
-// elsewhere.
+// one cycle and for --cycles, on the hotspot example and on the node pools
+// example, is in the shape docs/simulator.md shows, so a field added to
+// the output cannot stay undocumented. In the documented shape, a key
+// "..." or a list of "..." text stands for fields documented elsewhere.
 func TestJSONOutputIsDocumented(t *testing.T) {
 	var shapes []block
 	for _, b := range allBlocks(t) {
@@ -32,10 +33,14 @@ func TestJSONOutputIsDocumented(t *testing.T) {
 	if len(shapes) != 2 {
 		t.Fatalf("docs/simulator.md has %d json blocks; this test knows two: one cycle, then --cycles", len(shapes))
 	}
-	base := []string{"simulate", "--policy", "deploy/examples/hotspot-metrics-server.yaml",
+	hotspot := []string{"simulate", "--policy", "deploy/examples/hotspot-metrics-server.yaml",
 		"--snapshot", "deploy/examples/hotspot-cluster.yaml", "--now", "2026-01-01T12:00:00Z", "-o", "json", "-q"}
+	pools := []string{"simulate", "--policy", "docs/examples/nodepools.yaml",
+		"--snapshot", "docs/examples/nodepools-cluster.yaml", "--now", "2026-01-01T12:00:00Z", "-o", "json", "-q"}
 	dir := scratchDir(t)
-	for i, args := range [][]string{base, append(slices.Clone(base), "--cycles", "3")} {
+	for j, args := range [][]string{hotspot, append(slices.Clone(hotspot), "--cycles", "3"),
+		pools, append(slices.Clone(pools), "--cycles", "3")} {
+		i := j % 2 // the shape: one cycle, then --cycles
 		documented, wildcards := docPaths(t, shapes[i])
 		out, err := runDescheduler(t, dir, args)
 		if err != nil {

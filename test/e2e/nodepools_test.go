@@ -110,8 +110,8 @@ func (tc *tcase) goneOf(name string, before []corev1.Pod) []string {
 //
 // Phase 2, l2 cooled to 10%: l1 is relieved down to 70 - releaseMargin 10 =
 // 60%: one eviction (3000 - 700 = 2300m = 57.5%; a second is not needed),
-// which the plan's "Pod selected for eviction" line (-v 4) names with
-// pool=latency (the executor's "Evicted pod" line carries no pool). Nothing
+// which the plan's "Pod selected for eviction" line (-v 4) and the
+// executor's "Evicted pod" line name with pool=latency. Nothing
 // leaves b1, which the batch pool classifies appropriate. The replacement
 // runs on l2: the kube-scheduler, not the descheduler, places it, and it
 // prefers l2 by requests (after placing the 400m pod l2 is at 12.5%, b2 at
@@ -194,6 +194,12 @@ func TestNodePools(t *testing.T) {
 		if sel := logLines(log, msgPodSelected, "pod", tc.name+"/"+p, "pool", "latency", "node", l1); len(sel) == 0 {
 			t.Errorf("no %q line for %s with pool=latency node=%s; lines for it:\n%s", msgPodSelected, p, l1,
 				strings.Join(logLines(log, msgPodSelected, "pod", tc.name+"/"+p), "\n"))
+		}
+	}
+	for _, p := range gone {
+		if ev := logLines(log, msgEvicted, "pod", tc.name+"/"+p, "pool", "latency"); len(ev) == 0 {
+			t.Errorf("no %q line for %s with pool=latency; lines for it:\n%s", msgEvicted, p,
+				strings.Join(logLines(log, msgEvicted, "pod", tc.name+"/"+p), "\n"))
 		}
 	}
 	if sel := logLines(log, msgPodSelected, "node", b1); len(sel) != 0 {

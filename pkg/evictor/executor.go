@@ -204,7 +204,8 @@ func (DryRunExecutor) Evict(ctx context.Context, ev Eviction) (Result, error) {
 }
 
 func logEviction(logger klog.Logger, msg string, ev Eviction, extra ...any) {
-	kv := []any{"pod", klog.KObj(ev.Pod), "node", ev.Node, "strategy", ev.Strategy, "profile", ev.Profile}
+	kv := make([]any, 0, 12+len(extra))
+	kv = append(kv, "pod", klog.KObj(ev.Pod), "node", ev.Node, "strategy", ev.Strategy, "profile", ev.Profile)
 	if ev.Pool != "" {
 		kv = append(kv, "pool", ev.Pool)
 	}

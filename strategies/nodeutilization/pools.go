@@ -67,7 +67,7 @@ func ValidatePoolRefs(pools []PoolRef, path *field.Path) field.ErrorList {
 			if valid[j] != nil && api.SelectorsProvablyOverlap(valid[j], sel) {
 				errs = append(errs, field.Invalid(sp, p.NodeSelector.String(), fmt.Sprintf(
 					"overlaps nodePools[%d] (%q): a node with only the labels these selectors name can match both; "+
-						"give each pool its own value of one label key, e.g. pool=%s", j, valid[j].String(), orPool(p.Name))))
+						"give each pool its own value of one label key, e.g. pool=%s", j, valid[j].String(), orPool(p.Name, pools[:i]))))
 				break
 			}
 		}
@@ -75,7 +75,14 @@ func ValidatePoolRefs(pools []PoolRef, path *field.Path) field.ErrorList {
 	return errs
 }
 
-func orPool(name string) string {
+// orPool is the pool name to suggest as a label value: name, unless it is
+// empty or an earlier pool's.
+func orPool(name string, earlier []PoolRef) string {
+	for _, e := range earlier {
+		if e.Name == name {
+			return "<name>"
+		}
+	}
 	if name == "" {
 		return "<name>"
 	}

@@ -24,21 +24,7 @@ func BenchmarkCycleAllStrategies(b *testing.B) {
 		b.Run(fmt.Sprintf("nodes=%d/pods=%d", nodes, nodes*30), func(b *testing.B) {
 			policy, reg := loadBenchPolicy(b)
 			profiles := buildBenchProfiles(b, policy, reg)
-			objs, p := generate(b, scenario.Params{Nodes: nodes, PodsPerNode: 30, Seed: 1})
-			ctx := klog.NewContext(context.Background(), logr.Discard())
-			c := &Cycle{Profiles: profiles, Limits: LimitsFromPolicy(policy), Executor: evictor.DryRunExecutor{}}
-			b.ReportAllocs()
-			b.ResetTimer()
-			evicted := 0
-			for i := 0; i < b.N; i++ {
-				// Building the snapshot is part of a cycle.
-				snap, err := snapshot.New(objs, snapshot.Options{Now: p.Now})
-				if err != nil {
-					b.Fatal(err)
-				}
-				evicted = len(c.Run(ctx, snap).Evicted())
-			}
-			b.ReportMetric(float64(evicted), "evictions/cycle")
+			benchCycles(b, policy, profiles, nodes)
 		})
 	}
 }
@@ -67,8 +53,15 @@ func BenchmarkCycleNodePools(b *testing.B) {
 	if pooled == 0 {
 		b.Fatal("the bench policy has no LowNodeUtilization args")
 	}
-	profiles := buildBenchProfiles(b, policy, reg)
-	objs, p := generate(b, scenario.Params{Nodes: 5000, PodsPerNode: 30, Seed: 1})
+	benchCycles(b, policy, buildBenchProfiles(b, policy, reg), 5000)
+}
+
+// benchCycles runs b.N dry-run cycles of profiles on the generated
+// cluster of the given size (30 pods per node, seed 1), building the
+// snapshot in each (it is part of a cycle), and reports the evictions of
+// the last.
+func benchCycles(b *testing.B, policy *api.DeschedulerPolicy, profiles []Profile, nodes int) {
+	objs, p := generate(b, scenario.Params{Nodes: nodes, PodsPerNode: 30, Seed: 1})
 	ctx := klog.NewContext(context.Background(), logr.Discard())
 	c := &Cycle{Profiles: profiles, Limits: LimitsFromPolicy(policy), Executor: evictor.DryRunExecutor{}}
 	b.ReportAllocs()

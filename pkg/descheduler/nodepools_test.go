@@ -14,30 +14,27 @@ import (
 	"github.com/usage-descheduler/descheduler/test/builders"
 )
 
-// nodePoolsPolicy runs LowNodeUtilization by requests with args (a YAML
-// flow mapping).
-func nodePoolsPolicy(t *testing.T, args string) []Profile {
+// pluginPolicy runs plugin at the Balance point with args (a YAML flow
+// mapping) in one profile.
+func pluginPolicy(t *testing.T, plugin, args string) []Profile {
 	t.Helper()
-	doc := `profiles:
+	return loadProfiles(t, `profiles:
 - name: p
   pluginConfig:
-  - name: LowNodeUtilization
-    args: ` + args + `
-  plugins: {balance: {enabled: [LowNodeUtilization]}}
-`
-	reg, err := strategies.NewRegistry()
-	if err != nil {
-		t.Fatal(err)
+  - name: `+plugin+`
+    args: `+args+`
+  plugins: {balance: {enabled: [`+plugin+`]}}
+`)
+}
+
+// evictedWithPool lists "node:pool" of every eviction of rep, sorted,
+// without repetitions.
+func evictedWithPool(rep *Report) []string {
+	var got []string
+	for _, rec := range rep.Evicted() {
+		got = append(got, rec.Node+":"+rec.Pool)
 	}
-	policy, err := api.Load([]byte(doc), reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	profiles, err := BuildProfiles(policy, reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return profiles
+	return slices.Compact(slices.Sorted(slices.Values(got)))
 }
 
 // poolNode is a node of 4 cpus with labels and pods of the given cpu
@@ -128,13 +125,8 @@ func TestNodePools(t *testing.T) {
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := &Cycle{Profiles: nodePoolsPolicy(t, tc.args), Executor: &scriptedExecutor{}}
-			rep := c.Run(context.Background(), poolNodesSnapshot(t, tc.nodes...))
-			var got []string
-			for _, rec := range rep.Evicted() {
-				got = append(got, rec.Node+":"+rec.Pool)
-			}
-			got = slices.Compact(slices.Sorted(slices.Values(got)))
+			c := &Cycle{Profiles: pluginPolicy(t, "LowNodeUtilization", tc.args), Executor: &scriptedExecutor{}}
+			got := evictedWithPool(c.Run(context.Background(), poolNodesSnapshot(t, tc.nodes...)))
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("evicted from %v, want %v", got, tc.want)
 			}
@@ -157,29 +149,6 @@ func TestHighNodeUtilizationNodePools(t *testing.T) {
 	cluster := []poolNode{
 		{"g-low", general, []int{400}}, {"g-full", general, []int{1200, 1200}},
 		{"b-low", batch, []int{1000}}, {"b-full", batch, []int{1200, 1200}},
-	}
-	policy := func(args string) []Profile {
-		t.Helper()
-		doc := `profiles:
-- name: p
-  pluginConfig:
-  - name: HighNodeUtilization
-    args: ` + args + `
-  plugins: {balance: {enabled: [HighNodeUtilization]}}
-`
-		reg, err := strategies.NewRegistry()
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := api.Load([]byte(doc), reg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		profiles, err := BuildProfiles(p, reg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return profiles
 	}
 	tests := []struct {
 		name  string
@@ -204,13 +173,8 @@ func TestHighNodeUtilizationNodePools(t *testing.T) {
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := &Cycle{Profiles: policy(tc.args), Executor: &scriptedExecutor{}}
-			rep := c.Run(context.Background(), poolNodesSnapshot(t, tc.nodes...))
-			var got []string
-			for _, rec := range rep.Evicted() {
-				got = append(got, rec.Node+":"+rec.Pool)
-			}
-			got = slices.Compact(slices.Sorted(slices.Values(got)))
+			c := &Cycle{Profiles: pluginPolicy(t, "HighNodeUtilization", tc.args), Executor: &scriptedExecutor{}}
+			got := evictedWithPool(c.Run(context.Background(), poolNodesSnapshot(t, tc.nodes...)))
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("evicted from %v, want %v", got, tc.want)
 			}

@@ -31,6 +31,12 @@ func profileNodesPolicy(t *testing.T, selectors ...string) []Profile {
 			doc += "  nodeSelector: " + sel + "\n"
 		}
 	}
+	return loadProfiles(t, doc)
+}
+
+// loadProfiles loads the policy doc and builds its profiles.
+func loadProfiles(t *testing.T, doc string) []Profile {
+	t.Helper()
 	reg, err := strategies.NewRegistry()
 	if err != nil {
 		t.Fatal(err)

@@ -63,6 +63,15 @@ func (a *Args) poolArgs(p NodePool) Args {
 	return c
 }
 
+// poolRefs are the names and selectors of nodePools.
+func (a *Args) poolRefs() []nu.PoolRef {
+	refs := make([]nu.PoolRef, len(a.NodePools))
+	for i, p := range a.NodePools {
+		refs[i] = nu.PoolRef{Name: p.Name, NodeSelector: p.NodeSelector}
+	}
+	return refs
+}
+
 // validatePools reports every problem of nodePools: names and selectors
 // (nodeutilization.ValidatePoolRefs), each pool's thresholds (or their
 // absence when the plugin has none to take), numberOfNodes and
@@ -72,11 +81,7 @@ func (a *Args) validatePools(path *field.Path) field.ErrorList {
 		return nil
 	}
 	path = path.Child("nodePools")
-	refs := make([]nu.PoolRef, len(a.NodePools))
-	for i, p := range a.NodePools {
-		refs[i] = nu.PoolRef{Name: p.Name, NodeSelector: p.NodeSelector}
-	}
-	errs := nu.ValidatePoolRefs(refs, path)
+	errs := nu.ValidatePoolRefs(a.poolRefs(), path)
 	var source api.MetricsSource
 	if a.MetricsUtilization != nil {
 		source = a.MetricsUtilization.Source
@@ -90,12 +95,7 @@ func (a *Args) validatePools(path *field.Path) field.ErrorList {
 		case len(a.Thresholds) == 0:
 			errs = append(errs, field.Required(pp.Child("thresholds"), "the pool sets no thresholds and the plugin has none to take"))
 		}
-		if p.NumberOfNodes != nil && *p.NumberOfNodes < 0 {
-			errs = append(errs, field.Invalid(pp.Child("numberOfNodes"), *p.NumberOfNodes, "must be greater than or equal to 0"))
-		}
-		if p.Classification != "" {
-			errs = append(errs, nu.ValidateClassification(p.Classification, source, pp.Child("classification"))...)
-		}
+		errs = append(errs, nu.ValidatePoolCounts(p.NumberOfNodes, p.Classification, source, pp)...)
 	}
 	return errs
 }
@@ -124,10 +124,8 @@ var (
 // newPooled builds the members of a with nodePools.
 func newPooled(a *Args, profile string) (*pooled, error) {
 	rest := len(a.Thresholds) > 0
-	refs := make([]nu.PoolRef, len(a.NodePools))
 	p := &pooled{Plugin: PluginName}
 	for i, pool := range a.NodePools {
-		refs[i] = nu.PoolRef{Name: pool.Name, NodeSelector: pool.NodeSelector}
 		m, err := newMember(a.poolArgs(pool), profile)
 		if err != nil {
 			return nil, fmt.Errorf("nodePools[%d]: %w", i, err)
@@ -141,7 +139,7 @@ func newPooled(a *Args, profile string) (*pooled, error) {
 		}
 		p.Members = append(p.Members, m)
 	}
-	pools, err := nu.NewPools(refs, rest)
+	pools, err := nu.NewPools(a.poolRefs(), rest)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", PluginName, err)
 	}

@@ -21,13 +21,11 @@ var (
 // newPooled builds the members of a with nodePools.
 func newPooled(a *Args, profile string) (*pooled, error) {
 	rest := len(a.Thresholds) > 0 && len(a.TargetThresholds) > 0
-	refs := make([]nu.PoolRef, len(a.NodePools))
 	p := &pooled{Plugin: PluginName}
 	member := func(c Args) *LowNodeUtilization {
 		return &LowNodeUtilization{args: c, names: nu.ResourceNames(c.Thresholds), profile: profile}
 	}
 	for i, pool := range a.NodePools {
-		refs[i] = nu.PoolRef{Name: pool.Name, NodeSelector: pool.NodeSelector}
 		c := a.poolArgs(pool)
 		if len(c.Thresholds) == 0 || len(c.TargetThresholds) == 0 {
 			return nil, fmt.Errorf("%s: nodePools[%d]: thresholds and targetThresholds are required", PluginName, i)
@@ -37,7 +35,7 @@ func newPooled(a *Args, profile string) (*pooled, error) {
 	if rest {
 		p.Members = append(p.Members, member(a.poolArgs(NodePool{})))
 	}
-	pools, err := nu.NewPools(refs, rest)
+	pools, err := nu.NewPools(a.poolRefs(), rest)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", PluginName, err)
 	}

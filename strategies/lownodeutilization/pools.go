@@ -120,6 +120,15 @@ func (a *Args) PoolArgs() []PoolArgs {
 	return out
 }
 
+// poolRefs are the names and selectors of nodePools.
+func (a *Args) poolRefs() []nu.PoolRef {
+	refs := make([]nu.PoolRef, len(a.NodePools))
+	for i, p := range a.NodePools {
+		refs[i] = nu.PoolRef{Name: p.Name, NodeSelector: p.NodeSelector}
+	}
+	return refs
+}
+
 // validatePools reports every problem of nodePools: names and selectors
 // (nodeutilization.ValidatePoolRefs), each pool's thresholds as the
 // plugin's (or their absence when the plugin has none to take),
@@ -130,11 +139,7 @@ func (a *Args) validatePools(path *field.Path) field.ErrorList {
 		return nil
 	}
 	path = path.Child("nodePools")
-	refs := make([]nu.PoolRef, len(a.NodePools))
-	for i, p := range a.NodePools {
-		refs[i] = nu.PoolRef{Name: p.Name, NodeSelector: p.NodeSelector}
-	}
-	errs := nu.ValidatePoolRefs(refs, path)
+	errs := nu.ValidatePoolRefs(a.poolRefs(), path)
 	var source api.MetricsSource
 	if a.MetricsUtilization != nil {
 		source = a.MetricsUtilization.Source
@@ -150,12 +155,7 @@ func (a *Args) validatePools(path *field.Path) field.ErrorList {
 			errs = append(errs, field.Required(pp.Child("thresholds"),
 				"the pool sets no thresholds and targetThresholds and the plugin has none to take"))
 		}
-		if p.NumberOfNodes != nil && *p.NumberOfNodes < 0 {
-			errs = append(errs, field.Invalid(pp.Child("numberOfNodes"), *p.NumberOfNodes, "must be greater than or equal to 0"))
-		}
-		if p.Classification != "" {
-			errs = append(errs, nu.ValidateClassification(p.Classification, source, pp.Child("classification"))...)
-		}
+		errs = append(errs, nu.ValidatePoolCounts(p.NumberOfNodes, p.Classification, source, pp)...)
 		if p.Hysteresis != nil {
 			errs = append(errs, p.Hysteresis.Validate(pp.Child("hysteresis"))...)
 		}

@@ -77,6 +77,20 @@ func ValidatePoolRefs(pools []PoolRef, path *field.Path) field.ErrorList {
 
 // orPool is the pool name to suggest as a label value: name, unless it is
 // empty or an earlier pool's.
+// ValidatePoolCounts checks the fields every pool of both plugins may set
+// besides its thresholds: numberOfNodes >= 0 and classification (when
+// set) valid for source, below path (the pool).
+func ValidatePoolCounts(numberOfNodes *int, mode ClassificationMode, source api.MetricsSource, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if numberOfNodes != nil && *numberOfNodes < 0 {
+		errs = append(errs, field.Invalid(path.Child("numberOfNodes"), *numberOfNodes, "must be greater than or equal to 0"))
+	}
+	if mode != "" {
+		errs = append(errs, ValidateClassification(mode, source, path.Child("classification"))...)
+	}
+	return errs
+}
+
 func orPool(name string, earlier []PoolRef) string {
 	for _, e := range earlier {
 		if e.Name == name {

@@ -63,14 +63,8 @@ func (a *Args) poolArgs(p NodePool) Args {
 	return c
 }
 
-// poolRefs are the names and selectors of nodePools.
-func (a *Args) poolRefs() []nu.PoolRef {
-	refs := make([]nu.PoolRef, len(a.NodePools))
-	for i, p := range a.NodePools {
-		refs[i] = nu.PoolRef{Name: p.Name, NodeSelector: p.NodeSelector}
-	}
-	return refs
-}
+// Ref returns the pool's name and selector.
+func (p NodePool) Ref() nu.PoolRef { return nu.PoolRef{Name: p.Name, NodeSelector: p.NodeSelector} }
 
 // validatePools reports every problem of nodePools: names and selectors
 // (nodeutilization.ValidatePoolRefs), each pool's thresholds (or their
@@ -81,11 +75,8 @@ func (a *Args) validatePools(path *field.Path) field.ErrorList {
 		return nil
 	}
 	path = path.Child("nodePools")
-	errs := nu.ValidatePoolRefs(a.poolRefs(), path)
-	var source api.MetricsSource
-	if a.MetricsUtilization != nil {
-		source = a.MetricsUtilization.Source
-	}
+	errs := nu.ValidatePoolRefs(nu.RefsOf(a.NodePools), path)
+	source := nu.SourceOf(a.MetricsUtilization)
 	for i := range a.NodePools {
 		p := &a.NodePools[i]
 		pp := path.Index(i)
@@ -139,7 +130,7 @@ func newPooled(a *Args, profile string) (*pooled, error) {
 		}
 		p.Members = append(p.Members, m)
 	}
-	pools, err := nu.NewPools(a.poolRefs(), rest)
+	pools, err := nu.NewPools(nu.RefsOf(a.NodePools), rest)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", PluginName, err)
 	}

@@ -35,7 +35,7 @@ func newPooled(a *Args, profile string) (*pooled, error) {
 	if rest {
 		p.Members = append(p.Members, member(a.poolArgs(NodePool{})))
 	}
-	pools, err := nu.NewPools(a.poolRefs(), rest)
+	pools, err := nu.NewPools(nu.RefsOf(a.NodePools), rest)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", PluginName, err)
 	}

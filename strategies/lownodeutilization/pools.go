@@ -120,14 +120,8 @@ func (a *Args) PoolArgs() []PoolArgs {
 	return out
 }
 
-// poolRefs are the names and selectors of nodePools.
-func (a *Args) poolRefs() []nu.PoolRef {
-	refs := make([]nu.PoolRef, len(a.NodePools))
-	for i, p := range a.NodePools {
-		refs[i] = nu.PoolRef{Name: p.Name, NodeSelector: p.NodeSelector}
-	}
-	return refs
-}
+// Ref returns the pool's name and selector.
+func (p NodePool) Ref() nu.PoolRef { return nu.PoolRef{Name: p.Name, NodeSelector: p.NodeSelector} }
 
 // validatePools reports every problem of nodePools: names and selectors
 // (nodeutilization.ValidatePoolRefs), each pool's thresholds as the
@@ -139,11 +133,8 @@ func (a *Args) validatePools(path *field.Path) field.ErrorList {
 		return nil
 	}
 	path = path.Child("nodePools")
-	errs := nu.ValidatePoolRefs(a.poolRefs(), path)
-	var source api.MetricsSource
-	if a.MetricsUtilization != nil {
-		source = a.MetricsUtilization.Source
-	}
+	errs := nu.ValidatePoolRefs(nu.RefsOf(a.NodePools), path)
+	source := nu.SourceOf(a.MetricsUtilization)
 	for i := range a.NodePools {
 		p := &a.NodePools[i]
 		pp := path.Index(i)

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/klog/v2"
 
+	"github.com/usage-descheduler/descheduler/collectors"
 	"github.com/usage-descheduler/descheduler/pkg/api"
 	"github.com/usage-descheduler/descheduler/pkg/framework"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
@@ -22,6 +23,23 @@ import (
 type PoolRef struct {
 	Name         string
 	NodeSelector *api.ProfileNodeSelector
+}
+
+// RefsOf returns the names and selectors of pools.
+func RefsOf[P interface{ Ref() PoolRef }](pools []P) []PoolRef {
+	refs := make([]PoolRef, len(pools))
+	for i, p := range pools {
+		refs[i] = p.Ref()
+	}
+	return refs
+}
+
+// SourceOf returns the source of mu (empty when mu is nil).
+func SourceOf(mu *collectors.MetricsUtilization) api.MetricsSource {
+	if mu == nil {
+		return ""
+	}
+	return mu.Source
 }
 
 // ValidatePoolRefs checks the names and selectors of nodePools (at path):

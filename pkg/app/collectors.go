@@ -31,6 +31,12 @@ type metricsConfigurer interface {
 	MetricsConfig() *collectors.MetricsUtilization
 }
 
+// poolMetricsConfigurer is implemented by plugin args whose node pools
+// may smooth the usage feed their own way (nodePools[].metricsUtilization).
+type poolMetricsConfigurer interface {
+	PoolMetricsConfigs() []*collectors.MetricsUtilization
+}
+
 // pluginMetrics is the defaulted metricsUtilization of one enabled plugin.
 type pluginMetrics struct {
 	// Plugin is "profile/plugin", for messages.
@@ -41,7 +47,8 @@ type pluginMetrics struct {
 
 // enabledMetrics returns the metricsUtilization of every plugin enabled at
 // deschedule or balance, in profile order and, within a profile, in the
-// order of deschedule.enabled then balance.enabled.
+// order of deschedule.enabled then balance.enabled; a plugin whose node
+// pools smooth the feed their own way adds each pool's after its own.
 func enabledMetrics(policy *api.DeschedulerPolicy) []pluginMetrics {
 	var out []pluginMetrics
 	for _, prof := range policy.Profiles {
@@ -54,6 +61,11 @@ func enabledMetrics(policy *api.DeschedulerPolicy) []pluginMetrics {
 					mc, ok := pc.Decoded.(metricsConfigurer)
 					if pc.Name == name && ok && mc.MetricsConfig() != nil {
 						out = append(out, pluginMetrics{Plugin: prof.Name + "/" + name, Config: mc.MetricsConfig()})
+						if pm, ok := pc.Decoded.(poolMetricsConfigurer); ok {
+							for _, c := range pm.PoolMetricsConfigs() {
+								out = append(out, pluginMetrics{Plugin: prof.Name + "/" + name + " nodePools", Config: c})
+							}
+						}
 					}
 				}
 			}

@@ -468,3 +468,31 @@ profiles:
 		t.Errorf("inner error not passed through: %v", err)
 	}
 }
+
+// A node pool that smooths the feed over a longer window makes the
+// collector keep samples for it.
+func TestPlanCollectorsPoolWindow(t *testing.T) {
+	plans, err := planCollectors(loadPolicyText(t, `apiVersion: descheduler/v1alpha2
+kind: DeschedulerPolicy
+metricsProviders: [{source: KubernetesMetrics}]
+profiles:
+- name: a
+  pluginConfig:
+  - name: LowNodeUtilization
+    args:
+      metricsUtilization: {source: KubernetesMetrics}
+      nodePools:
+      - {name: latency, nodeSelector: pool=latency, thresholds: {cpu: 50}, targetThresholds: {cpu: 70},
+         metricsUtilization: {window: 20m, aggregation: p95, minSamples: 10}}
+      - {name: batch, nodeSelector: pool=batch, thresholds: {cpu: 70}, targetThresholds: {cpu: 90}}
+  plugins:
+    balance: {enabled: [LowNodeUtilization]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plans) != 1 || plans[0].Window != 20*time.Minute || plans[0].MinSamples != 10 ||
+		strings.Join(plans[0].Plugins, ",") != "a/LowNodeUtilization,a/LowNodeUtilization nodePools" {
+		t.Errorf("plans %+v, want one metrics-server plan keeping the latency pool's 20m window", plans)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/usage-descheduler/descheduler/collectors"
 	"github.com/usage-descheduler/descheduler/pkg/api"
 	"github.com/usage-descheduler/descheduler/pkg/framework"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
@@ -34,6 +35,11 @@ type NodePool struct {
 	NumberOfNodes *int `json:"numberOfNodes,omitempty"`
 	// Classification: as the plugin's field, for this pool.
 	Classification nu.ClassificationMode `json:"classification,omitempty"`
+	// MetricsUtilization smooths the plugin's usage feed differently for
+	// this pool: window, aggregation, halfLife, minSamples, maxStaleness
+	// (see nodeutilization.PoolMetrics); where usage comes from is the
+	// plugin's.
+	MetricsUtilization *nu.PoolMetrics `json:"metricsUtilization,omitempty"`
 	// CompactWhenAllUnderutilized: as the plugin's field, for this pool.
 	CompactWhenAllUnderutilized *bool `json:"compactWhenAllUnderutilized,omitempty"`
 
@@ -60,6 +66,7 @@ func (a *Args) poolArgs(p NodePool) Args {
 	if p.CompactWhenAllUnderutilized != nil {
 		c.CompactWhenAllUnderutilized = *p.CompactWhenAllUnderutilized
 	}
+	c.MetricsUtilization = p.MetricsUtilization.Over(a.MetricsUtilization)
 	return c
 }
 
@@ -87,6 +94,7 @@ func (a *Args) validatePools(path *field.Path) field.ErrorList {
 			errs = append(errs, field.Required(pp.Child("thresholds"), "the pool sets no thresholds and the plugin has none to take"))
 		}
 		errs = append(errs, nu.ValidatePoolCounts(p.NumberOfNodes, p.Classification, source, pp)...)
+		errs = append(errs, nu.ValidatePoolMetrics(p.MetricsUtilization, a.MetricsUtilization, pp.Child("metricsUtilization"))...)
 	}
 	return errs
 }
@@ -153,4 +161,11 @@ func (h *HighNodeUtilization) ForgetCycle() {
 	if h.pooled != nil {
 		h.pooled.Pools.Forget()
 	}
+}
+
+// PoolMetricsConfigs returns the metricsUtilization of every pool that
+// smooths the usage feed its own way (the collectors keep samples for the
+// longest window).
+func (a *Args) PoolMetricsConfigs() []*collectors.MetricsUtilization {
+	return nu.PoolMetricsConfigs(a.MetricsUtilization, a.NodePools, func(p NodePool) *nu.PoolMetrics { return p.MetricsUtilization })
 }

@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/usage-descheduler/descheduler/collectors"
 	"github.com/usage-descheduler/descheduler/pkg/api"
 	nu "github.com/usage-descheduler/descheduler/strategies/nodeutilization"
 )
@@ -37,6 +38,11 @@ type NodePool struct {
 	NumberOfNodes *int `json:"numberOfNodes,omitempty"`
 	// Classification: as the plugin's field, for this pool.
 	Classification nu.ClassificationMode `json:"classification,omitempty"`
+	// MetricsUtilization smooths the plugin's usage feed differently for
+	// this pool: window, aggregation, halfLife, minSamples, maxStaleness
+	// (see nodeutilization.PoolMetrics); where usage comes from is the
+	// plugin's.
+	MetricsUtilization *nu.PoolMetrics `json:"metricsUtilization,omitempty"`
 	// Hysteresis: as the plugin's field, for this pool.
 	Hysteresis *nu.Hysteresis `json:"hysteresis,omitempty"`
 	// MinPodRelief: as the plugin's field, for this pool.
@@ -79,6 +85,7 @@ func (a *Args) poolArgs(p NodePool) Args {
 	if p.Classification != "" {
 		c.Classification = p.Classification
 	}
+	c.MetricsUtilization = p.MetricsUtilization.Over(a.MetricsUtilization)
 	if p.Hysteresis != nil {
 		c.Hysteresis = p.Hysteresis
 	}
@@ -147,6 +154,7 @@ func (a *Args) validatePools(path *field.Path) field.ErrorList {
 				"the pool sets no thresholds and targetThresholds and the plugin has none to take"))
 		}
 		errs = append(errs, nu.ValidatePoolCounts(p.NumberOfNodes, p.Classification, source, pp)...)
+		errs = append(errs, nu.ValidatePoolMetrics(p.MetricsUtilization, a.MetricsUtilization, pp.Child("metricsUtilization"))...)
 		if p.Hysteresis != nil {
 			errs = append(errs, p.Hysteresis.Validate(pp.Child("hysteresis"))...)
 		}
@@ -190,4 +198,11 @@ func (a *Args) metricResourceMaps() []nu.NamedThresholds {
 			nu.NamedThresholds{Field: fmt.Sprintf("nodePools[%d].targetThresholds", i), Thresholds: p.TargetThresholds})
 	}
 	return maps
+}
+
+// PoolMetricsConfigs returns the metricsUtilization of every pool that
+// smooths the usage feed its own way (the collectors keep samples for the
+// longest window).
+func (a *Args) PoolMetricsConfigs() []*collectors.MetricsUtilization {
+	return nu.PoolMetricsConfigs(a.MetricsUtilization, a.NodePools, func(p NodePool) *nu.PoolMetrics { return p.MetricsUtilization })
 }

@@ -4,9 +4,12 @@ import (
 	"context"
 	"reflect"
 	"testing"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/usage-descheduler/descheduler/pkg/api"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
@@ -87,4 +90,58 @@ func TestNodePoolsByUsage(t *testing.T) {
 		t.Errorf("b1 cpu %v %v, want 80", v, known)
 	}
 	s.ForgetCycle()
+}
+
+// A pool may smooth the usage feed its own way. l1 alternates between
+// 3400m (85%) and 2000m (50%), 11 and 10 of its 21 samples:
+// mean (11 × 3400 + 10 × 2000) / 21 = 2733m = 68.3%, max 85%. By the
+// plugin's mean l1 is appropriate in the latency pool (50 < 68.3 <= 70);
+// with the pool's aggregation max it is overutilized. overFor 0 judges by
+// the aggregate alone.
+func TestNodePoolMetricsUtilization(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		pool *nu.PoolMetrics
+		want string
+	}{
+		{"the plugin's mean", nil, "appropriate"},
+		{"the pool's max", &nu.PoolMetrics{Aggregation: "max"}, "overutilized"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := poolUsageArgs()
+			zero := metav1.Duration{}
+			a.Hysteresis = &nu.Hysteresis{OverFor: &zero}
+			a.NodePools[0].MetricsUtilization = tc.pool
+			m := nodeutiltest.Metrics{Nodes: map[string]snapshot.Series{
+				"l1": nodeutiltest.Alternating(now, 3400, 2000, gi), "l2": nodeutiltest.Flat(now, 1000, gi),
+			}, Pods: map[types.NamespacedName]snapshot.Series{}}
+			ns := []*v1.Node{builders.MakeNode("l1").Label("pool", "latency").Obj(),
+				builders.MakeNode("l2").Label("pool", "latency").Obj()}
+			snap := nodeutiltest.UsageSnapshot(t, ns, []*v1.Pod{pod("ns", "a", "l1", "500m").Obj()}, m, nil)
+			if got := newStrategy(t, a).Classify(context.Background(), snap)["l1"]; got != tc.want {
+				t.Errorf("l1 is %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// The pool's smoothing is checked as it applies over the plugin's feed,
+// and reported at the pool's path only for the fields the pool sets.
+func TestNodePoolMetricsValidate(t *testing.T) {
+	a := poolUsageArgs()
+	a.NodePools[0].MetricsUtilization = &nu.PoolMetrics{Window: &metav1.Duration{Duration: 10 * time.Second},
+		Aggregation: "p101"}
+	a.Default()
+	var got []string
+	for _, e := range a.Validate(field.NewPath("args")) {
+		got = append(got, e.Field)
+	}
+	want := []string{"args.nodePools[0].metricsUtilization.window", "args.nodePools[0].metricsUtilization.aggregation"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("errors at %v, want %v", got, want)
+	}
+	if cfgs := a.PoolMetricsConfigs(); len(cfgs) != 1 || cfgs[0].Window.Duration != 10*time.Second ||
+		cfgs[0].Source != api.SourceKubernetesMetrics {
+		t.Errorf("PoolMetricsConfigs = %+v, want the pool's window over the plugin's feed", cfgs)
+	}
 }

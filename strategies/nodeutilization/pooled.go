@@ -82,8 +82,8 @@ func MergePools[M PoolMember, V any](p *Pooled[M], snap *snapshot.Snapshot, fn f
 }
 
 // FollowUsage combines the pools' UsageFollow: each node is judged by its
-// own pool's target (UsageFollow.Targets) and usage; Target and Window
-// are the first following pool's.
+// own pool's target (UsageFollow.Targets) and usage; Target is the first
+// following pool's, Window the longest of the pools' windows.
 func (p *Pooled[M]) FollowUsage(snap *snapshot.Snapshot) (framework.UsageFollow, bool) {
 	var got framework.UsageFollow
 	ok := false
@@ -97,6 +97,7 @@ func (p *Pooled[M]) FollowUsage(snap *snapshot.Snapshot) (framework.UsageFollow,
 		if !ok {
 			got, ok = u, true
 		}
+		got.Window = max(got.Window, u.Window)
 	})
 	if !ok {
 		return framework.UsageFollow{}, false

@@ -41,7 +41,9 @@
 // the classification arg says (Both by default, or Usage); nodes without
 // fresh usage take no part; the usage view has hysteresis (overFor,
 // releaseMargin, nodeCooldown, workloadCooldown) and may put a soft
-// PreferNoSchedule taint on hot nodes (softTaint). The package
+// PreferNoSchedule taint on hot nodes (softTaint). A node hot by usage
+// loses no pod in a cycle when no set of its pods that may move relieves
+// it, whatever the budgets and limits (nodeutilization.SkipUnreachable). The package
 // nodeutilization documents the rules and the defaults. The strategy
 // implements framework.NodeStater (the hysteresis state to record) and
 // framework.SoftTainter.

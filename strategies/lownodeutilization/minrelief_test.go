@@ -13,44 +13,54 @@ import (
 	"github.com/usage-descheduler/descheduler/strategies/nodeutilization/nodeutiltest"
 )
 
-// minReliefSnapshot: n1 (4000m) uses 3800m = 95%; its pod "tiny" (no
-// priority, so first in order) uses 30m = 0.75% of the node, "big"
-// (priority 100) 500m = 12.5%. n2..n4 use 1000m = 25%.
-func minReliefSnapshot(t *testing.T) *snapshot.Snapshot {
+// minReliefSnapshot: n1 (4000m) uses n1Use; its pods "tiny" and "mid"
+// (no priority, so first in order) use 30m = 0.75% and 400m = 10% of the
+// node, "big" (priority 100) 500m = 12.5%. n2..n4 use 1000m = 25%.
+func minReliefSnapshot(t *testing.T, n1Use int64) *snapshot.Snapshot {
 	t.Helper()
 	m := nodeutiltest.Metrics{Nodes: map[string]snapshot.Series{}, Pods: map[types.NamespacedName]snapshot.Series{
 		nodeutiltest.PodKey("ns", "tiny"): nodeutiltest.Flat(now, 30, gi/16),
+		nodeutiltest.PodKey("ns", "mid"):  nodeutiltest.Flat(now, 400, gi/16),
 		nodeutiltest.PodKey("ns", "big"):  nodeutiltest.Flat(now, 500, gi/8),
 	}}
-	pods := []*v1.Pod{pod("ns", "tiny", "n1", "100m").Obj(), pod("ns", "big", "n1", "500m").Priority(100, "").Obj()}
+	pods := []*v1.Pod{pod("ns", "tiny", "n1", "100m").Obj(), pod("ns", "mid", "n1", "400m").Obj(),
+		pod("ns", "big", "n1", "500m").Priority(100, "").Obj()}
 	for _, n := range []string{"n1", "n2", "n3", "n4"} {
 		m.Nodes[n] = nodeutiltest.Flat(now, 1000, gi)
 		if n != "n1" {
 			pods = append(pods, pod("ns", n+"-a", n, "500m").Obj())
 		}
 	}
-	m.Nodes["n1"] = nodeutiltest.Flat(now, 3800, gi)
+	m.Nodes["n1"] = nodeutiltest.Flat(now, n1Use, gi)
 	return nodeutiltest.UsageSnapshot(t, nodes("n1", "n2", "n3", "n4"), pods, m, nil)
 }
 
-// n1 must shed 3800 − 3000 (target 80 − releaseMargin 5 = 75%) = 800m,
-// more than tiny and big together (530m), so no priority band suffices
-// and the plain band order stands (see SortPods). With the default
-// minPodRelief 1%, tiny (0.75%) relieves too little and only big goes;
-// with 0, tiny goes first (lower priority) and then big.
+// n1 sheds down to target 80 − releaseMargin 5 = 75% = 3000m.
+//
+// At 3920m it must shed 920m: big + mid = 900m fall 20m short, tiny's 30m
+// closes the gap. With the default minPodRelief 1% (40m) tiny does not
+// count, so no set of n1's pods relieves it and none is evicted (they
+// would buy relief on a node that stays hot); with 0 the three go, the
+// largest first (big, mid, tiny: 3920 − 930 = 2990m).
+//
+// At 4000m it must shed 1000m, more than all three together (930m):
+// nothing goes, whatever minPodRelief.
 func TestMinPodRelief(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		min  *float64
-		want string
+		name  string
+		n1Use int64
+		min   *float64
+		want  string
 	}{
-		{"default 1%: the small pod is not worth an eviction", nil, "[ns/big]"},
-		{"0: any pod that uses something", ptr(0), "[ns/tiny ns/big]"},
+		{"default 1%: without the small pod n1 cannot be relieved", 3920, nil, "[]"},
+		{"0: any pod that uses something", 3920, ptr(0), "[ns/big ns/mid ns/tiny]"},
+		{"unreachable, default", 4000, nil, "[]"},
+		{"unreachable, 0", 4000, ptr(0), "[]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := usageArgs(api.SourceKubernetesMetrics, "")
 			args.MinPodRelief = tc.min
-			got, _ := planUsage(t, args, minReliefSnapshot(t))
+			got, _ := planUsage(t, args, minReliefSnapshot(t, tc.n1Use))
 			if s := fmt.Sprint(got); s != tc.want {
 				t.Errorf("evicted %s, want %s", s, tc.want)
 			}

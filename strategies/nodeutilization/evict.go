@@ -128,7 +128,12 @@ func (m *mover) planNode(src *NodeUtil) (stop bool) {
 		}
 		return !m.nodeLimitReached(src, evicted) // logs why; always reached here
 	}
-	for _, pi := range m.evictable(src, evicted) {
+	pods, skip := m.evictable(src, evicted)
+	if skip != "" {
+		m.logger.V(2).Info("Node loses no pod in this cycle", "node", klog.KObj(src.Info.Node), "reason", skip)
+		return false
+	}
+	for _, pi := range pods {
 		switch {
 		case m.budget.TotalReached():
 			m.logger.V(2).Info("Total eviction limit reached")
@@ -279,8 +284,10 @@ func (m *mover) nodeLeft(src *NodeUtil, evicted int) int {
 
 // evictable returns the pods of src the loop may consider, in eviction
 // order: not terminal, in an allowed namespace, passing ev.Filter;
-// evicted is the strategy's evictions from src so far (nodeLeft).
-func (m *mover) evictable(src *NodeUtil, evicted int) []*snapshot.PodInfo {
+// evicted is the strategy's evictions from src so far (nodeLeft). A
+// non-empty skip (the Ledger's PodSorter) says why src loses none.
+func (m *mover) evictable(src *NodeUtil, evicted int) ([]*snapshot.PodInfo, string) {
+	var skip string
 	out := make([]*snapshot.PodInfo, 0, len(src.Info.Pods))
 	for _, pi := range src.Info.Pods {
 		if m.evictablePod(pi) {
@@ -292,12 +299,12 @@ func (m *mover) evictable(src *NodeUtil, evicted int) []*snapshot.PodInfo {
 		if m.plan != nil {
 			refused = func(pod *v1.Pod) bool { return !m.plan.Allows(pod) }
 		}
-		ps.SortPods(src, out, refused, m.nodeLeft(src, evicted))
+		skip = ps.SortPods(src, out, refused, m.nodeLeft(src, evicted))
 	} else {
 		SortPods(out)
 	}
 	if v := m.logger.V(3); v.Enabled() {
 		v.Info("Evictable pods on node", "node", src.Name(), "pods", len(src.Info.Pods), "evictable", len(out))
 	}
-	return out
+	return out, skip
 }

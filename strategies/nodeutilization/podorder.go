@@ -24,11 +24,16 @@ import (
 // (sufficientPrefix). Otherwise (requests, or MetricResource
 // deciding: a pod's share of it is unknown) the seed order (SortPods),
 // as upstream.
-func (l *ViewLedger) SortPods(src *NodeUtil, pods []*snapshot.PodInfo, refused func(*v1.Pod) bool, limit int) {
+//
+// In the usage order it also says when src should lose no pod in this
+// cycle (the PodSorter contract): when no set of its pods that may move
+// reaches its excess, whatever the budgets and the limit
+// (SkipUnreachable).
+func (l *ViewLedger) SortPods(src *NodeUtil, pods []*snapshot.PodInfo, refused func(*v1.Pod) bool, limit int) (skip string) {
 	r, _, _, ok := l.deciding(src, nil, l.use.Target)
 	if l.use.Target == nil || !l.isUse(src) || !ok || r == MetricResource {
 		SortPods(pods)
-		return
+		return ""
 	}
 	type keyed struct {
 		band   PriorityBand
@@ -43,23 +48,41 @@ func (l *ViewLedger) SortPods(src *NodeUtil, pods []*snapshot.PodInfo, refused f
 		return cmp.Or(a.band.Compare(b.band), cmp.Compare(b.relief, a.relief),
 			cmp.Compare(a.pi.Pod.Namespace, b.pi.Pod.Namespace), cmp.Compare(a.pi.Pod.Name, b.pi.Pod.Name))
 	})
-	reliefs := make([]int64, len(ks))
+	reliefs := make([]int64, len(ks)) // the reliefs that count now
+	movable := make([]int64, len(ks)) // the same, whatever the budgets
 	bands := make([]PriorityBand, len(ks))
 	for i, k := range ks {
 		bands[i] = k.band
-		if l.enough(src, k.relief, r) && (refused == nil || !refused(k.pi.Pod)) &&
-			(l.fit == nil || l.fitFor(k.pi, l.podUse(k.pi).amount) != nil) {
-			reliefs[i] = k.relief
+		if l.enough(src, k.relief, r) && (l.fit == nil || l.fitFor(k.pi, l.podUse(k.pi).amount) != nil) {
+			movable[i] = k.relief
+			if refused == nil || !refused(k.pi.Pod) {
+				reliefs[i] = k.relief
+			}
 		}
 	}
-	if n := sufficientPrefix(bands, reliefs, l.excess(src, r), limit); n > 0 {
+	excess := l.excess(src, r)
+	n := sufficientPrefix(bands, reliefs, excess, limit)
+	if n > 0 {
 		head := ks[:n]
 		slices.SortStableFunc(head, func(a, b keyed) int { return cmp.Compare(b.relief, a.relief) })
 	}
 	for i := range ks {
 		pods[i] = ks[i].pi
 	}
+	if n == 0 && excess > 0 && sufficientPrefix(bands, movable, excess, -1) == 0 {
+		return SkipUnreachable
+	}
+	// Relieved now, or over several cycles (more pods than the limit lets
+	// go, or pods whose budgets come back later).
+	return ""
 }
+
+// SkipUnreachable is why a source loses no pod in a cycle
+// (PodSorter.SortPods): no set of its pods that may move relieves it,
+// whatever the budgets and limits (minPodRelief, the destinations' usage
+// room and the steering counted), so evictions there would buy relief on
+// a node that stays hot.
+const SkipUnreachable = "no set of its pods that may move can relieve it"
 
 // PriorityBand is the part of the seed order that the usage order keeps:
 // the priority (none first, then ascending) and the prefer-no-eviction
@@ -89,11 +112,12 @@ func (a PriorityBand) Compare(b PriorityBand) int {
 // sorted by band, that ends at a band boundary and whose reliefs can
 // together reach excess (> 0) with at most limit pods (< 0: any number):
 // the sum of its limit largest reliefs reaches excess. 0 when excess is
-// not positive or no prefix does (then the plain band order stands: the
-// node cannot be relieved in this cycle anyway, and the lowest priorities
-// go first). Without the limit, a band of many small pods would count as
-// sufficient although the per-node limit stops the node short of its
-// goal, when one pod of the next band would have relieved it.
+// not positive or no prefix does (then SortPods either skips the node or,
+// when it needs more pods than the limit lets go in one cycle, keeps the
+// plain band order: the lowest priorities go first). Without the limit, a
+// band of many small pods would count as sufficient although the per-node
+// limit stops the node short of its goal, when one pod of the next band
+// would have relieved it.
 func sufficientPrefix(bands []PriorityBand, reliefs []int64, excess int64, limit int) int {
 	if excess <= 0 || limit == 0 {
 		return 0

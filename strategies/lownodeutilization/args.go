@@ -134,12 +134,7 @@ func (a *Args) Validate(path *field.Path) field.ErrorList {
 		source = a.MetricsUtilization.Source
 	}
 	errs = append(errs, nu.ValidateClassification(a.Classification, source, path.Child("classification"))...)
-	if a.Hysteresis != nil {
-		errs = append(errs, a.Hysteresis.Validate(path.Child("hysteresis"))...)
-	}
-	if m := a.MinPodRelief; m != nil && (*m < nu.MinPercent || *m > nu.MaxPercent) {
-		errs = append(errs, field.Invalid(path.Child("minPodRelief"), *m, "must be between 0 and 100"))
-	}
+	errs = append(errs, validateRelief(a.Hysteresis, a.MinPodRelief, path)...)
 	if a.SoftTaint != nil {
 		errs = append(errs, a.SoftTaint.Validate(a.anyUsage(), path.Child("softTaint"))...)
 	}
@@ -148,6 +143,19 @@ func (a *Args) Validate(path *field.Path) field.ErrorList {
 		Maps:    a.metricResourceMaps(),
 		Metrics: a.MetricsUtilization, Classification: a.Classification, Deviation: a.UseDeviationThresholds,
 	}, path)...)
+}
+
+// validateRelief checks the usage-relief fields the plugin and each of its
+// pools may set, below path: hysteresis and minPodRelief in [0, 100].
+func validateRelief(h *nu.Hysteresis, minRelief *float64, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if h != nil {
+		errs = append(errs, h.Validate(path.Child("hysteresis"))...)
+	}
+	if m := minRelief; m != nil && (*m < nu.MinPercent || *m > nu.MaxPercent) {
+		errs = append(errs, field.Invalid(path.Child("minPodRelief"), *m, "must be between 0 and 100"))
+	}
+	return errs
 }
 
 func (a *Args) defaultMetricsUtilization() {

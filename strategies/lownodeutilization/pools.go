@@ -155,12 +155,7 @@ func (a *Args) validatePools(path *field.Path) field.ErrorList {
 		}
 		errs = append(errs, nu.ValidatePoolCounts(p.NumberOfNodes, p.Classification, source, pp)...)
 		errs = append(errs, nu.ValidatePoolMetrics(p.MetricsUtilization, a.MetricsUtilization, pp.Child("metricsUtilization"))...)
-		if p.Hysteresis != nil {
-			errs = append(errs, p.Hysteresis.Validate(pp.Child("hysteresis"))...)
-		}
-		if m := p.MinPodRelief; m != nil && (*m < nu.MinPercent || *m > nu.MaxPercent) {
-			errs = append(errs, field.Invalid(pp.Child("minPodRelief"), *m, "must be between 0 and 100"))
-		}
+		errs = append(errs, validateRelief(p.Hysteresis, p.MinPodRelief, pp)...)
 		if _, named := p.Thresholds[nu.MetricResource]; named && p.Classification != "" && p.Classification != a.Classification {
 			// The plugin's check (metricResourceMaps) judged the pool's
 			// MetricResource by the plugin's classification.

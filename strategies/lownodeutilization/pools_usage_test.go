@@ -145,3 +145,46 @@ func TestNodePoolMetricsValidate(t *testing.T) {
 		t.Errorf("PoolMetricsConfigs = %+v, want the pool's window over the plugin's feed", cfgs)
 	}
 }
+
+// The pools of one plugin plan with one WorkloadPlan: a workload budget
+// that pool latency spends is spent for pool batch too. Both pools at
+// 50/70: l1 (75%) sheds to 65% and b1 (80%) to 65% (releaseMargin 5), each
+// with its pod "a" (busy, 1000m); both pods belong to workload w with a
+// budget of 1. Latency plans first and takes l1-a; b1-a is proposed only
+// for its refusal to be reported ("!"), where two separate plans would
+// each have counted a fresh budget and proposed both.
+func TestNodePoolsShareWorkloadBudget(t *testing.T) {
+	a := poolUsageArgs()
+	a.NodePools[1].Thresholds, a.NodePools[1].TargetThresholds = nu.Thresholds{v1.ResourceCPU: 50},
+		nu.Thresholds{v1.ResourceCPU: 70}
+	m := nodeutiltest.Metrics{Nodes: map[string]snapshot.Series{
+		"l1": nodeutiltest.Flat(now, 3000, gi), "l2": nodeutiltest.Flat(now, 1000, gi),
+		"b1": nodeutiltest.Flat(now, 3200, gi), "b2": nodeutiltest.Flat(now, 1000, gi),
+	}, Pods: map[types.NamespacedName]snapshot.Series{
+		nodeutiltest.PodKey("ns", "l1-a"): nodeutiltest.Flat(now, 1000, gi/8),
+		nodeutiltest.PodKey("ns", "b1-a"): nodeutiltest.Flat(now, 1000, gi/8),
+	}}
+	var ns []*v1.Node
+	var pods []*v1.Pod
+	for _, n := range []struct{ name, pool string }{{"l1", "latency"}, {"l2", "latency"}, {"b1", "batch"}, {"b2", "batch"}} {
+		ns = append(ns, builders.MakeNode(n.name).Label("pool", n.pool).Obj())
+		pods = append(pods, pod("ns", n.name+"-a", n.name, "500m").Obj())
+	}
+	snap := nodeutiltest.UsageSnapshot(t, ns, pods, m, nil)
+	ev := &nodeutiltest.Evictor{Workloads: map[string]string{"ns/l1-a": "w", "ns/b1-a": "w"}, Budgets: map[string]int{"w": 1}}
+	cands, err := newStrategy(t, a).Plan(context.Background(), snap, ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range cands {
+		name := c.Pod.Name + "@" + c.Pool
+		if c.ExpectRefusal {
+			name = "!" + name
+		}
+		got = append(got, name)
+	}
+	if want := []string{"l1-a@latency", "!b1-a@batch"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("candidates %v, want %v", got, want)
+	}
+}

@@ -19,7 +19,7 @@ import (
 )
 
 // PoolRef is what every node pool of Low/HighNodeUtilization has: its name
-// and its node selector, at index Index of nodePools.
+// and its node selector.
 type PoolRef struct {
 	Name         string
 	NodeSelector *api.ProfileNodeSelector
@@ -93,8 +93,6 @@ func ValidatePoolRefs(pools []PoolRef, path *field.Path) field.ErrorList {
 	return errs
 }
 
-// orPool is the pool name to suggest as a label value: name, unless it is
-// empty or an earlier pool's.
 // ValidatePoolCounts checks the fields every pool of both plugins may set
 // besides its thresholds: numberOfNodes >= 0 and classification (when
 // set) valid for source, below path (the pool).
@@ -109,6 +107,8 @@ func ValidatePoolCounts(numberOfNodes *int, mode ClassificationMode, source api.
 	return errs
 }
 
+// orPool is the pool name to suggest as a label value: name, unless it is
+// empty or an earlier pool's.
 func orPool(name string, earlier []PoolRef) string {
 	for _, e := range earlier {
 		if e.Name == name {
@@ -151,7 +151,8 @@ func NewPools(refs []PoolRef, rest bool) (*Pools, error) {
 
 // PoolSplit is the split of one snapshot lineage into pools.
 type PoolSplit struct {
-	// Parts are the non-empty pools, in policy order, the rest last.
+	// restrictions restrict the lineage to each pool's nodes, in policy
+	// order, the rest last.
 	restrictions []*snapshot.Restriction
 	// Pool is the index of each node's pool (len(names) for the rest);
 	// nodes in no pool and conflicting nodes are absent.

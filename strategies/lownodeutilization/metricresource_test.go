@@ -327,18 +327,24 @@ func TestMetricResourceCooldowns(t *testing.T) {
 
 // The release margin: n1, recorded as a source last cycle, is now at 68%:
 // under the 70% target but over the release limit 70 - 5 = 65%, so it
-// stays a source and is relieved, quoting the release limit.
+// stays a source and keeps the soft taint, but loses no pod: relief goes
+// to the target, and n1 is under it.
 func TestMetricResourceReleaseMargin(t *testing.T) {
 	states := map[string]map[string]snapshot.NodeState{PluginName: {"n1": {Source: true,
 		HotSince: now.Add(-20 * time.Minute), SourceSince: now.Add(-15 * time.Minute), Updated: now.Add(-time.Minute)}}}
 	hist := snapshot.NewHistory(nil, states)
 	snap := metricScenario{mr: flatMR(map[string]float64{"n1": 68, "n2": 28, "n3": 28, "n4": 28}), history: hist}.build(t)
-	got, reasons := planUsage(t, metricArgs(30, 70), snap)
-	if want := []string{"ns/n1-a"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("evicted %v, want %v", got, want)
+	if got, reasons := planUsage(t, metricArgs(30, 70), snap); len(got) != 0 {
+		t.Errorf("evicted %v (%q), want none", got, reasons)
 	}
-	if want := []string{"node n1 MetricResource 68% > 65% (target 70% - releaseMargin); " + oneOnly}; !reflect.DeepEqual(reasons, want) {
-		t.Errorf("reasons %q, want %q", reasons, want)
+	args := metricArgs(30, 70)
+	args.SoftTaint = &nu.SoftTaint{Enabled: true}
+	s := newStrategy(t, args)
+	if st := s.NodeStates(t.Context(), snap)["n1"]; !st.Source {
+		t.Errorf("n1 state %+v, want still a source", st)
+	}
+	if want := map[string]bool{"n1": true}; !reflect.DeepEqual(s.WantTainted(t.Context(), snap), want) {
+		t.Errorf("want tainted %v, want %v", s.WantTainted(t.Context(), snap), want)
 	}
 	// Not a source before: 68% <= 70% is simply not hot.
 	snap = metricScenario{mr: flatMR(map[string]float64{"n1": 68, "n2": 28, "n3": 28, "n4": 28})}.build(t)

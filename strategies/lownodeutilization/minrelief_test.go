@@ -35,15 +35,15 @@ func minReliefSnapshot(t *testing.T, n1Use int64) *snapshot.Snapshot {
 	return nodeutiltest.UsageSnapshot(t, nodes("n1", "n2", "n3", "n4"), pods, m, nil)
 }
 
-// n1 sheds down to target 80 − releaseMargin 5 = 75% = 3000m.
+// n1 sheds down to its target, 80% = 3200m.
 //
-// At 3920m it must shed 920m: big + mid = 900m fall 20m short, tiny's 30m
+// At 4120m it must shed 920m: big + mid = 900m fall 20m short, tiny's 30m
 // closes the gap. With the default minPodRelief 1% (40m) tiny does not
 // count, so no set of n1's pods relieves it and none is evicted (they
 // would buy relief on a node that stays hot); with 0 the three go, the
-// largest first (big, mid, tiny: 3920 − 930 = 2990m).
+// largest first (big, mid, tiny: 4120 − 930 = 3190m).
 //
-// At 4000m it must shed 1000m, more than all three together (930m):
+// At 4200m it must shed 1000m, more than all three together (930m):
 // nothing goes, whatever minPodRelief.
 func TestMinPodRelief(t *testing.T) {
 	for _, tc := range []struct {
@@ -52,10 +52,10 @@ func TestMinPodRelief(t *testing.T) {
 		min   *float64
 		want  string
 	}{
-		{"default 1%: without the small pod n1 cannot be relieved", 3920, nil, "[]"},
-		{"0: any pod that uses something", 3920, ptr(0), "[ns/big ns/mid ns/tiny]"},
-		{"unreachable, default", 4000, nil, "[]"},
-		{"unreachable, 0", 4000, ptr(0), "[]"},
+		{"default 1%: without the small pod n1 cannot be relieved", 4120, nil, "[]"},
+		{"0: any pod that uses something", 4120, ptr(0), "[ns/big ns/mid ns/tiny]"},
+		{"unreachable, default", 4200, nil, "[]"},
+		{"unreachable, 0", 4200, ptr(0), "[]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := usageArgs(api.SourceKubernetesMetrics, "")

@@ -27,7 +27,8 @@ type qPod struct {
 // (500m requested each); every other node of others uses its millicores
 // and runs one 500m pod. With usageArgs (thresholds 60 / target 80) a node
 // at or below 2400m is a destination, its usage room to target 3200m minus
-// its use; n1 is relieved down to 75% (target − releaseMargin) = 3000m.
+// its use; n1 is relieved down to its target, 80% = 3200m (releaseMargin
+// keeps a recorded source tainted until 75% but does not deepen its relief).
 func qualitySnapshot(t *testing.T, n1Use int64, others map[string]int64, ps []qPod) *snapshot.Snapshot {
 	t.Helper()
 	m := nodeutiltest.Metrics{Nodes: map[string]snapshot.Series{"n1": nodeutiltest.Flat(now, n1Use, gi)},
@@ -52,7 +53,7 @@ func qualitySnapshot(t *testing.T, n1Use int64, others map[string]int64, ps []qP
 }
 
 // The usage order and the destination-side usage fit, classification
-// Usage. n1 must shed its use − 3000m.
+// Usage. n1 must shed its use − 3200m.
 func TestUsageOrderAndFit(t *testing.T) {
 	cool := map[string]int64{"n2": 1000, "n3": 1000} // room 3200 − 1000 = 2200m each
 	for _, tc := range []struct {
@@ -64,28 +65,28 @@ func TestUsageOrderAndFit(t *testing.T) {
 		want   string
 	}{
 		// 800m to shed; the no-priority band (300 + 300 = 600m) cannot, so
-		// it is merged with the next: hi (900m) first, 3800 − 900 = 2900
-		// <= 3000 (the seed order would take lo1, lo2 and then hi).
-		{"the lowest band cannot relieve: largest first across bands", nu.ClassifyUsage, 3800, cool,
+		// it is merged with the next: hi (900m) first, 4000 − 900 = 3100
+		// <= 3200 (the seed order would take lo1, lo2 and then hi).
+		{"the lowest band cannot relieve: largest first across bands", nu.ClassifyUsage, 4000, cool,
 			[]qPod{{"lo1", 0, 300}, {"lo2", 0, 300}, {"hi", 100, 900}}, "[ns/hi]"},
 		// 800m to shed; the no-priority band can (500 + 400 = 900m): its
-		// largest first, 3800 − 500 = 3300, − 400 = 2900; hi is spared.
-		{"the lowest band can relieve: it alone, largest first", nu.ClassifyUsage, 3800, cool,
+		// largest first, 4000 − 500 = 3500, − 400 = 3100; hi is spared.
+		{"the lowest band can relieve: it alone, largest first", nu.ClassifyUsage, 4000, cool,
 			[]qPod{{"lo2", 0, 400}, {"lo1", 0, 500}, {"hi", 100, 900}}, "[ns/lo1 ns/lo2]"},
 		// Destinations at 2000m have 1200m room: d (1500m) fits none, c
-		// (1000m) does: 3800 − 1000 = 2800 <= 3000.
-		{"fit: the largest pod has no room anywhere", nu.ClassifyUsage, 3800,
+		// (1000m) does: 4000 − 1000 = 3000 <= 3200.
+		{"fit: the largest pod has no room anywhere", nu.ClassifyUsage, 4000,
 			map[string]int64{"n2": 2000, "n3": 2000},
 			[]qPod{{"a", 0, 500}, {"b", 0, 800}, {"c", 0, 1000}, {"d", 0, 1500}}, "[ns/c]"},
 		// Mode Both checks the aggregate headroom only (2 × 1200m): d goes.
-		{"mode Both: aggregate headroom only", nu.ClassifyBoth, 3800,
+		{"mode Both: aggregate headroom only", nu.ClassifyBoth, 4000,
 			map[string]int64{"n2": 2000, "n3": 2000},
 			[]qPod{{"a", 0, 500}, {"b", 0, 800}, {"c", 0, 1000}, {"d", 0, 1500}}, "[ns/d]"},
 		// 1300m to shed, one destination (n2, room 1200m; n3 at 2900m =
 		// 72.5% is appropriate): c (1000m) is reserved on n2, leaving 200m,
 		// so neither b (800m) nor a (500m) fits after it: n1 stays at
-		// 3300m rather than over-filling n2.
-		{"fit: the room is reserved for the rest of the plan", nu.ClassifyUsage, 4300,
+		// 3500m rather than over-filling n2.
+		{"fit: the room is reserved for the rest of the plan", nu.ClassifyUsage, 4500,
 			map[string]int64{"n2": 2000, "n3": 2900},
 			[]qPod{{"a", 0, 500}, {"b", 0, 800}, {"c", 0, 1000}, {"d", 0, 1500}}, "[ns/c]"},
 	} {
@@ -99,7 +100,7 @@ func TestUsageOrderAndFit(t *testing.T) {
 }
 
 // The per-node limit decides which bands suffice. n1 must shed 800m
-// (3800 → 3000m); the no-priority band holds lo1 (700m) and lo2 (200m).
+// (4000 → 3200m); the no-priority band holds lo1 (700m) and lo2 (200m).
 func TestUsageOrderNodeLimit(t *testing.T) {
 	pods := []qPod{{"lo1", 0, 700}, {"lo2", 0, 200}, {"hi", 100, 900}}
 	cool := map[string]int64{"n2": 1000, "n3": 1000}
@@ -108,15 +109,15 @@ func TestUsageOrderNodeLimit(t *testing.T) {
 		limit *int
 		want  string
 	}{
-		// 700 + 200 = 900m >= 800m: the band suffices; 3800 − 700 − 200 =
-		// 2900m; hi is spared.
+		// 700 + 200 = 900m >= 800m: the band suffices; 4000 − 700 − 200 =
+		// 3100m; hi is spared.
 		{"no limit: the lowest band", nil, "[ns/lo1 ns/lo2]"},
 		// Two pods of the band still reach 900m.
 		{"limit 2: the lowest band", ptrTo(2), "[ns/lo1 ns/lo2]"},
 		// One pod of the band relieves at most 700m < 800m, so the band is
-		// merged with hi's: hi (900m) alone, 3800 − 900 = 2900m. Counting
+		// merged with hi's: hi (900m) alone, 4000 − 900 = 3100m. Counting
 		// the band's sum instead would evict lo1 and stop at the limit
-		// with n1 at 3100m, over the goal.
+		// with n1 at 3300m, over the goal.
 		{"limit 1: one pod of the next band", ptrTo(1), "[ns/hi]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -124,7 +125,7 @@ func TestUsageOrderNodeLimit(t *testing.T) {
 			if tc.limit != nil {
 				a.EvictionLimits = &nu.EvictionLimits{Node: tc.limit}
 			}
-			got, _ := planUsage(t, a, qualitySnapshot(t, 3800, cool, pods))
+			got, _ := planUsage(t, a, qualitySnapshot(t, 4000, cool, pods))
 			if s := fmt.Sprint(got); s != tc.want {
 				t.Errorf("evicted %s, want %s", s, tc.want)
 			}
@@ -162,13 +163,13 @@ func TestSteering(t *testing.T) {
 
 // A plan on a working snapshot (after a refused eviction) reserves the
 // pods evicted earlier in the cycle on their destinations first. n1 ran e
-// (1000m) too, evicted earlier: n1 now counts 4300 − 1000 = 3300m, 300m to
+// (1000m) too, evicted earlier: n1 now counts 4500 − 1000 = 3500m, 300m to
 // shed. The only destination n2 (room 1200m; n3 at 2900m is appropriate)
 // expects e: 1200 − 1000 = 200m left, so no pod of n1 fits (the smallest,
 // a, uses 500m) and nothing is evicted; counting n2's room again would
 // have sent c (1000m) there too, 3000 + 1000 = 4000m > target 3200m.
 func TestUsageFitReservesInFlight(t *testing.T) {
-	snap := qualitySnapshot(t, 4300, map[string]int64{"n2": 2000, "n3": 2900},
+	snap := qualitySnapshot(t, 4500, map[string]int64{"n2": 2000, "n3": 2900},
 		[]qPod{{"a", 0, 500}, {"b", 0, 800}, {"c", 0, 1000}, {"d", 0, 1500}, {"e", 0, 1000}})
 	var e *v1.Pod
 	n1, _ := snap.Node("n1")

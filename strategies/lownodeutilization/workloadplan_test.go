@@ -12,8 +12,8 @@ import (
 
 // The plan counts its candidates against the workload budgets the
 // evictor offers (framework.WorkloadPlan), classification Usage on
-// qualitySnapshot: n1 uses 3800m and must shed 800m to reach 3000m
-// (75%); the destinations n2 and n3 have 2200m of room each.
+// qualitySnapshot: n1 uses 4000m and must shed 800m to reach its target
+// 3200m (80%); the destinations n2 and n3 have 2200m of room each.
 func TestPlanCountsWorkloadBudgets(t *testing.T) {
 	cool := map[string]int64{"n2": 1000, "n3": 1000}
 	for _, tc := range []struct {
@@ -23,22 +23,22 @@ func TestPlanCountsWorkloadBudgets(t *testing.T) {
 		want    string         // candidates; "!" marks ExpectRefusal
 	}{{
 		// Without budgets the no-priority band relieves n1 (500 + 300 +
-		// 300 = 1100m >= 800m): w1 (500m, 3300m), lo1 (300m, 3000m).
+		// 300 = 1100m >= 800m): w1 (500m, 3500m), lo1 (300m, 3200m).
 		name: "no budget: the lowest band, largest first",
 		pods: []qPod{{"lo1", 0, 300}, {"lo2", 0, 300}, {"w1", 0, 500}, {"hi", 100, 900}},
 		want: "[ns/w1 ns/lo1]",
 	}, {
 		// w1 may not go: the no-priority band counts 600m < 800m without
 		// it, so it is merged with the next band and hi (900m) goes alone:
-		// 2900m. w1 is after hi in that order and never reached.
+		// 3100m. w1 is after hi in that order and never reached.
 		name:    "a refused pod does not count towards the band that relieves the node",
 		pods:    []qPod{{"lo1", 0, 300}, {"lo2", 0, 300}, {"w1", 0, 500}, {"hi", 100, 900}},
 		budgets: map[string]int{"w": 0},
 		want:    "[ns/hi]",
 	}, {
-		// One pod of w may go: w1 (600m, 3200m), then w2 would be the
+		// One pod of w may go: w1 (600m, 3400m), then w2 would be the
 		// second of w, so it is proposed for the refusal to be reported
-		// and the plan goes on: a (300m) brings n1 to 2900m.
+		// and the plan goes on: a (300m) brings n1 to 3100m.
 		name:    "the plan's own candidate uses the budget",
 		pods:    []qPod{{"a", 0, 300}, {"w1", 0, 600}, {"w2", 0, 500}},
 		budgets: map[string]int{"w": 1},
@@ -56,7 +56,7 @@ func TestPlanCountsWorkloadBudgets(t *testing.T) {
 				}
 			}
 			s := mustNew(t, usageArgs(api.SourceKubernetesMetrics, nu.ClassifyUsage))
-			cands, err := s.Plan(context.Background(), qualitySnapshot(t, 3800, cool, tc.pods), ev)
+			cands, err := s.Plan(context.Background(), qualitySnapshot(t, 4000, cool, tc.pods), ev)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -246,7 +246,7 @@ func sampleOver(s snapshot.Sample, capacity resources.List, target Thresholds) b
 // State returns the state of a node (zero when it has no usable usage).
 func (h *Hot) State(node string) HotState { return h.nodes[node] }
 
-// Release returns the usage limits a source is relieved to: target -
+// Release returns the usage limits a source stays one down to: target -
 // releaseMargin, per resource.
 func (h *Hot) Release() Thresholds { return h.release }
 

@@ -21,9 +21,9 @@ type Hysteresis struct {
 	// OverFor: a node is a usage source only when its usage has been over
 	// target at every sample for at least this long (default 5m).
 	OverFor *metav1.Duration `json:"overFor,omitempty"`
-	// ReleaseMargin (percentage points): a source stays one until its
-	// usage is at or below target - margin, and relief goes that far
-	// (default 5).
+	// ReleaseMargin (percentage points): a source stays one (and keeps
+	// the soft taint) until its usage is at or below target - margin;
+	// relief goes to the target (default 5).
 	ReleaseMargin *float64 `json:"releaseMargin,omitempty"`
 	// NodeCooldown: no usage-driven eviction from a node within this time
 	// of the strategy's last eviction from it; the pods evicted within it

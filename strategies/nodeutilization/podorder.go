@@ -148,8 +148,7 @@ func sufficientPrefix(bands []PriorityBand, reliefs []int64, excess int64, limit
 }
 
 // excess is how much of r src uses above its relief goal (the usage
-// ledger's target: target, or target - releaseMargin for a recorded
-// source), in r's unit; 0 or less when it is not above.
+// ledger's target), in r's unit; 0 or less when it is not above.
 func (l *ViewLedger) excess(src *NodeUtil, r v1.ResourceName) int64 {
 	limit, ok := l.use.Target[r]
 	if !ok {

@@ -237,9 +237,9 @@ func (l *ViewLedger) Move(src *NodeUtil, pi *snapshot.PodInfo) {
 }
 
 // Reason implements Ledger: the usage numbers when src is over target by
-// usage ("node n1 cpu usage 95% > target 80% for 10m; pod uses 380m", or
+// usage ("node n1 cpu usage 95% > target 80% for 10m; pod uses 380m";
 // "node n1 cpu usage 78% > 75% (target 80% - releaseMargin); pod uses
-// 380m" between the release limit and the target; "node n1 MetricResource
+// 380m" when a ledger's Target is below its Quote; "node n1 MetricResource
 // 92% > target 70% for 5m; at most one pod per cycle: a pod's share of
 // MetricResource is unknown" when MetricResource decides) or drained
 // (HighNodeUtilization: "node n3 cpu usage 10% <= threshold 20%; pod uses

@@ -108,8 +108,8 @@ func (tc *tcase) goneOf(name string, before []corev1.Pod) []string {
 // that the descheduler relieves a pool onto its own nodes only; b1, at 80%,
 // is neither evicted from nor tainted.
 //
-// Phase 2, l2 cooled to 10%: l1 is relieved down to 70 - releaseMargin 10 =
-// 60%: one eviction (3000 - 700 = 2300m = 57.5%; a second is not needed),
+// Phase 2, l2 cooled to 10%: l1 is relieved down to its 70% target: one
+// eviction (3000 - 700 = 2300m = 57.5%; a second is not needed),
 // which the plan's "Pod selected for eviction" line (-v 4) and the
 // executor's "Evicted pod" line name with pool=latency. Nothing
 // leaves b1, which the batch pool classifies appropriate. The replacement

@@ -165,7 +165,7 @@ func (l *LowNodeUtilization) ledger(logger klog.Logger, views nu.Views, cls nu.C
 	logger.V(2).Info("Headroom on underutilized nodes", "view", nu.ViewUsage, "milliCPU", use.Headroom.MilliCPU,
 		"memoryBytes", use.Headroom.Memory, "reservedMilliCPU", hot.Reserved.MilliCPU, "reservedMemoryBytes", hot.Reserved.Memory)
 	return nu.NewViewLedger(nu.ViewLedgerConfig{Mode: views.Mode, Req: req, Use: use, Usage: views.Usage,
-		Measures: views.Measures, Destinations: cls.Under, Sources: cls.Over, Removed: views.Removed, Quote: b.Use.High,
+		Measures: views.Measures, Destinations: cls.Under, Sources: cls.Over, Removed: views.Removed,
 		Hot: hot, UsageSource: hot.UsageSource, MinRelief: *l.args.MinPodRelief, Fit: l.fit(views, cls, b),
 		InFlight: inFlight})
 }

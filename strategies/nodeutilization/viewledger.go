@@ -55,7 +55,6 @@ type ViewLedger struct {
 	use      *HeadroomLedger
 	uv       *usage.View
 	dests    []*NodeUtil
-	quote    Thresholds
 	hot      *Hot
 	isUse    func(*NodeUtil) bool
 	measured []v1.ResourceName
@@ -100,13 +99,10 @@ type ViewLedgerConfig struct {
 	// MetricResource accounting holds per cycle.
 	Sources []*NodeUtil
 	Removed map[string]int
-	// Quote is the usage target quoted in reasons when Use.Target is the
-	// lower release limit (target - releaseMargin); nil: Use.Target.
-	Quote Thresholds
 	// Hot, when set, adds how long a source has been hot to reasons.
 	Hot *Hot
 	// UsageSource tells whether the usage view made a node a source (so
-	// it must be relieved in that view); nil: over Quote by usage.
+	// it must be relieved in that view); nil: over Use.Target by usage.
 	UsageSource func(u *NodeUtil) bool
 	// MinRelief (percentage points of the source's allocatable): a pod
 	// relieves a usage resource only when it uses at least this much of
@@ -124,22 +120,19 @@ type ViewLedgerConfig struct {
 // NewViewLedger returns the ledger of c.
 func NewViewLedger(c ViewLedgerConfig) *ViewLedger {
 	l := &ViewLedger{mode: c.Mode, req: c.Req, use: c.Use, uv: c.Usage, dests: c.Destinations,
-		quote: c.Quote, hot: c.Hot, isUse: c.UsageSource,
+		hot: c.Hot, isUse: c.UsageSource,
 		measured: MeasuredNames(c.Measures), minRelief: c.MinRelief}
 	if c.Mode == ClassifyUsage && c.Fit != nil && c.Use.Target != nil {
 		l.fit = c.Fit
 		l.order = newRoomOrder(c.Destinations, c.Fit.Open, c.Fit.Limit, c.Use.Names)
 		l.reserveInFlight(c.InFlight)
 	}
-	if l.quote == nil {
-		l.quote = c.Use.Target
-	}
 	if l.isUse == nil {
-		l.isUse = func(u *NodeUtil) bool { return l.quote != nil && IsOver(u.Usage, l.quote) }
+		l.isUse = func(u *NodeUtil) bool { return c.Use.Target != nil && IsOver(u.Usage, c.Use.Target) }
 	}
 	if c.Measures.MetricResource {
 		l.metric = newMetricLedger(metricInput{dests: c.Destinations, sources: c.Sources, removed: c.Removed,
-			target: l.quote, high: c.Use.Target == nil})
+			target: c.Use.Target, high: c.Use.Target == nil})
 	}
 	return l
 }
@@ -238,8 +231,7 @@ func (l *ViewLedger) Move(src *NodeUtil, pi *snapshot.PodInfo) {
 
 // Reason implements Ledger: the usage numbers when src is over target by
 // usage ("node n1 cpu usage 95% > target 80% for 10m; pod uses 380m";
-// "node n1 cpu usage 78% > 75% (target 80% - releaseMargin); pod uses
-// 380m" when a ledger's Target is below its Quote; "node n1 MetricResource
+// "node n1 MetricResource
 // 92% > target 70% for 5m; at most one pod per cycle: a pod's share of
 // MetricResource is unknown" when MetricResource decides) or drained
 // (HighNodeUtilization: "node n3 cpu usage 10% <= threshold 20%; pod uses
@@ -262,20 +254,17 @@ func (l *ViewLedger) Reason(src *NodeUtil, pi *snapshot.PodInfo) string {
 	}
 }
 
+// overReason is Reason for a source over its usage target (Reason calls
+// it only then, so deciding finds the resource).
 func (l *ViewLedger) overReason(src *NodeUtil, pi *snapshot.PodInfo) string {
-	if r, pct, limit, ok := l.deciding(src, pi, l.quote); ok {
-		hotFor := ""
-		if d := l.hot.HotFor(src.Name()); d > 0 {
-			hotFor = " for " + FormatDuration(d)
-		}
-		what, use := l.podPart(pi, r)
-		return fmt.Sprintf("node %s %s%s %s%% > target %s%%%s; %s%s", src.Name(), r, usageWord(r), FormatPercent(pct),
-			FormatPercent(limit), hotFor, what, use)
-	}
 	r, pct, limit, _ := l.deciding(src, pi, l.use.Target)
+	hotFor := ""
+	if d := l.hot.HotFor(src.Name()); d > 0 {
+		hotFor = " for " + FormatDuration(d)
+	}
 	what, use := l.podPart(pi, r)
-	return fmt.Sprintf("node %s %s%s %s%% > %s%% (target %s%% - releaseMargin); %s%s", src.Name(), r, usageWord(r),
-		FormatPercent(pct), FormatPercent(limit), FormatPercent(l.quote[r]), what, use)
+	return fmt.Sprintf("node %s %s%s %s%% > target %s%%%s; %s%s", src.Name(), r, usageWord(r), FormatPercent(pct),
+		FormatPercent(limit), hotFor, what, use)
 }
 
 // deciding returns the usage resource an eviction of pi from src is quoted

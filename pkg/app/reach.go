@@ -56,19 +56,25 @@ type reachWait struct {
 // logs each failure with the server and its cause. It returns nil once
 // the server answered, ctx's error when ctx ends first (a SIGTERM ends
 // the wait at once), or, with GiveUp, an error naming the server, the
-// last cause and the tries once Timeout has passed.
+// last cause (a try that only ran out of the time left does not replace
+// it) and the tries once Timeout has passed.
 func (w *reachWait) Wait(ctx context.Context) error {
 	logger := klog.FromContext(ctx)
 	start := w.Clock.Now()
 	backoff := firstReachBackoff
+	var cause error // the last failure that was not a try's own deadline
 	for tries := 1; ; tries++ {
 		tctx, cancel := context.WithTimeout(ctx, w.tryTimeout(start))
 		err := w.Probe(tctx)
+		outOfTime := err != nil && tctx.Err() != nil
 		cancel()
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		w.record(err)
+		if err != nil && (!outOfTime || cause == nil) {
+			cause = err
+		}
 		if err == nil {
 			if tries > 1 {
 				logger.Info("Reached the API server", "server", w.Host, "tries", tries)
@@ -79,8 +85,10 @@ func (w *reachWait) Wait(ctx context.Context) error {
 		if w.GiveUp {
 			left := w.Timeout - w.Clock.Since(start)
 			if left <= 0 {
+				// The last try has only what is left of Timeout; when it
+				// runs out of that, the earlier tries' cause is the news.
 				return fmt.Errorf("cannot reach the API server %s: %w (tried %s in %s; --api-server-startup-timeout %s)",
-					w.Host, err, times(tries), w.Clock.Since(start).Round(time.Millisecond), w.Timeout)
+					w.Host, cause, times(tries), w.Clock.Since(start).Round(time.Millisecond), w.Timeout)
 			}
 			wait = min(wait, left)
 		}

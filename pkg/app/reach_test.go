@@ -156,3 +156,24 @@ func TestWaitForAPIServerCancelled(t *testing.T) {
 		t.Fatal("Wait did not return within 2s of the cancellation")
 	}
 }
+
+// TestWaitForAPIServerKeepsTheCause: the last try of a one-shot run gets
+// only what is left of the timeout (here 1ms of real time), and a loaded
+// machine may not finish even a refused dial in it. The error then still
+// names the cause the earlier tries saw, not the last try's own deadline.
+func TestWaitForAPIServerKeepsTheCause(t *testing.T) {
+	refused := errors.New("dial tcp 127.0.0.1:1: connect: connection refused")
+	probe := func(ctx context.Context) error {
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < 100*time.Millisecond {
+			<-ctx.Done() // a dial slower than the little time left
+			return ctx.Err()
+		}
+		return refused
+	}
+	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	w := &reachWait{Host: "http://127.0.0.1:1", Probe: probe, Timeout: 30 * time.Second, GiveUp: true, Clock: clk}
+	err := stepping(clk, 500*time.Millisecond, func() error { return w.Wait(context.Background()) })
+	if err == nil || !errors.Is(err, refused) || !strings.Contains(err.Error(), "tried 8 times") {
+		t.Fatalf("Wait = %v, want the refused dial as the cause after 8 tries", err)
+	}
+}

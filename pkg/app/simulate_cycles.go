@@ -152,6 +152,7 @@ func writeSummary(w io.Writer, s simulator.Summary) {
 		fmt.Fprintf(w, "lower bound in priority order: %d evictions, evictions/that bound: %s\n",
 			s.LowerBoundByPriority, ratioColumn(s.EvictionsOverLowerBoundByPriority))
 		writeUnreachable(w, s.LowerBoundUnreachableNodes)
+		writeConstrained(w, s)
 	}
 	writePools(w, s.Pools)
 	fmt.Fprintf(w, "pods left pending: %d\n", s.PodsLeftPending)

@@ -69,3 +69,30 @@ func pointsList(m map[string]float64, suffix string) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// writeConstrained prints the constrained bound and names the nodes its
+// best plan leaves over target, by reason. Example:
+//
+//	constrained bound: 7 evictions clearing 3 of 3 node(s) (exact), evictions/constrained bound: 1.14
+//	not cleared by one cycle: shared: node-2, node-3
+func writeConstrained(w io.Writer, s simulator.Summary) {
+	exact := "a lower bound; best plan found " + fmt.Sprint(s.ConstrainedBoundPlanEvictions)
+	if s.ConstrainedBoundExact {
+		exact = "exact"
+	}
+	fmt.Fprintf(w, "constrained bound: %d evictions clearing %d (at most %d) node(s) (%s), evictions/constrained bound: %s\n",
+		s.ConstrainedBound, s.ConstrainedBoundClearable, s.ConstrainedBoundClearableAtMost, exact,
+		ratioColumn(s.EvictionsOverConstrainedBound))
+	byReason := map[string][]string{}
+	for _, n := range s.ConstrainedBoundUnclearableNodes {
+		byReason[n.Reason] = append(byReason[n.Reason], n.Node)
+	}
+	for _, r := range slices.Sorted(maps.Keys(byReason)) {
+		nodes := byReason[r]
+		line := "not cleared by one cycle: " + r + ": " + strings.Join(nodes[:min(len(nodes), unreachableShown)], ", ")
+		if len(nodes) > unreachableShown {
+			line += fmt.Sprintf(" … %d more (JSON: summary.constrainedBoundUnclearableNodes)", len(nodes)-unreachableShown)
+		}
+		fmt.Fprintln(w, strings.Join(wrap(line, tableWidth), "\n  "))
+	}
+}

@@ -137,6 +137,10 @@ func benchQuality(b *testing.B, p scenario.Params, policy string, noise float64,
 	if r := s.EvictionsOverLowerBoundByPriority; r != nil {
 		b.ReportMetric(*r, "evictions/bound-by-priority")
 	}
+	b.ReportMetric(float64(s.ConstrainedBound), "constrained-bound")
+	if r := s.EvictionsOverConstrainedBound; r != nil {
+		b.ReportMetric(*r, "evictions/constrained-bound")
+	}
 	b.ReportMetric(clear, "cycles-to-clear")
 	b.ReportMetric(float64(res.End.Stats.NodesOverTarget), "over-at-end")
 	b.ReportMetric(float64(s.Repeated.WithinCooldown), "repeat-cooldown")

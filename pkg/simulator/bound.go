@@ -1,7 +1,6 @@
 package simulator
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -47,6 +46,8 @@ type hotNode struct {
 	// withheld are the pods the evictor's filter allows but the budgets
 	// refuse (not in pods).
 	withheld []withheldPod
+	// infos are the pods of pods, in their order.
+	infos []*snapshot.PodInfo
 }
 
 // lowerBound counts, for every node, the fewest of its evictable pods
@@ -193,6 +194,7 @@ func hotNodes(in explain.Input, t Target, ev *evictor.DefaultEvictor, guard *evi
 			}
 			h.pods = append(h.pods, podRelief(in, ni, pi, t.Requests, useView))
 			h.bands = append(h.bands, nu.BandOf(pi.Pod))
+			h.infos = append(h.infos, pi)
 		}
 		out = append(out, h)
 	}
@@ -267,20 +269,9 @@ func firstBound(in explain.Input, t Target) (Bound, []UnreachableNode, error) {
 	if len(t.Thresholds) == 0 {
 		return Bound{}, nil, nil
 	}
-	var args *evictor.DefaultEvictorArgs
-	for _, p := range in.Profiles {
-		if p.Name == t.Profile {
-			args = p.EvictorArgs
-			break
-		}
-	}
-	ev, err := evictor.New(args, in.Snapshot)
+	ev, budget, err := boundEvictor(in, t)
 	if err != nil {
-		return Bound{}, nil, fmt.Errorf("the lower bound's evictor: %w", err)
-	}
-	var budget *evictor.WorkloadBudget
-	if args != nil {
-		budget = args.WorkloadBudget
+		return Bound{}, nil, err
 	}
 	nodes := hotNodes(in, t, ev, evictor.NewWorkloadGuard(in.Snapshot), budget)
 	return lowerBound(nodes), unreachableNodes(nodes), nil

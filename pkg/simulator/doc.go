@@ -113,8 +113,8 @@
 // aggregated usage, its requests when unknown; request view: its
 // requests). A node that all its evictable pods cannot bring under target
 // adds them all and counts as unreachable. MetricResource is left out: a
-// pod's share of it is unknown. The greedy count is the bound the issue
-// defines (busiest first), not an exact minimum set cover over resources.
+// pod's share of it is unknown. The bound is this greedy count (busiest
+// first) by definition, not an exact minimum set cover over resources.
 // Summary.LowerBoundUnreachableNodes describes the unreachable nodes
 // (unreachableNodes): the points each is over, what its evictable pods
 // relieve, and the pods the guard refused with its verdict, busiest first.
@@ -122,6 +122,30 @@
 // the utilization strategies keep (shedByPriority): priority bands merged
 // from the lowest up to the first that can bring the node under target,
 // busiest first within them.
+//
+// # Constrained bound
+//
+// Summary.ConstrainedBound judges the same cluster with the budgets
+// shared (constrainedBound): the hot nodes and pods are hotNodes', each
+// pod with the budget counters it draws on (evictor.WorkloadGuard.Charges:
+// its one PodDisruptionBudget's disruptions allowed, or its workload's
+// budget less the replicas already unavailable), and with the nodes that
+// are not hot it fits alone (predicates.FitsNode, and room to the target
+// of its view in usage and requests). A node is cleared by a set of its
+// pods covering its excess in every dimension (minCover, an exact branch
+// and bound per node). The solver (solve) first builds plans: nodes in
+// order, each cleared by its cheapest set, placed best-fit on
+// destinations and accepted by a cloned workload guard (plan); a local
+// search on the counters clears a node the plan left out directly or by
+// taking the counters of one cleared node that can clear itself again
+// otherwise (search). Two Lagrangian relaxations of the shared counters
+// then bound the optimum: from above how many nodes any plan clears
+// (clearable), and from below the evictions of any plan that clears as
+// many as the best plan found (evictionBound); their subgradient searches
+// try plans priced by their multipliers on the way. The bound is valid
+// whatever the search finds; it is the optimum itself when the best plan
+// meets both bounds (ConstrainedBound.Exact). Nodes the best plan leaves
+// over target are named with why (UnclearableNode).
 //
 // # Determinism
 //

@@ -181,6 +181,30 @@ type Summary struct {
 	// EvictionsOverLowerBoundByPriority is TotalEvictions ÷
 	// LowerBoundByPriority, rounded to two decimals; nil when it is 0.
 	EvictionsOverLowerBoundByPriority *float64 `json:"evictionsOverLowerBoundByPriority"`
+	// ConstrainedBound is the fewest evictions of one cycle that clear as
+	// many nodes over target at the first cycle's start as one cycle can,
+	// with PodDisruptionBudgets and workload budgets shared across the
+	// nodes and every evicted pod fitting a node under target (see
+	// ConstrainedBoundExact); 0 without a LowNodeUtilization plugin.
+	ConstrainedBound int `json:"constrainedBound"`
+	// EvictionsOverConstrainedBound is TotalEvictions ÷ ConstrainedBound,
+	// rounded to two decimals; nil when ConstrainedBound is 0.
+	EvictionsOverConstrainedBound *float64 `json:"evictionsOverConstrainedBound"`
+	// ConstrainedBoundClearable is how many nodes over target the best
+	// one-cycle plan found clears; ConstrainedBoundClearableAtMost bounds
+	// how many any one-cycle plan clears. ConstrainedBound counts the
+	// evictions of plans clearing at least ConstrainedBoundClearable.
+	ConstrainedBoundClearable       int `json:"constrainedBoundClearable"`
+	ConstrainedBoundClearableAtMost int `json:"constrainedBoundClearableAtMost"`
+	// ConstrainedBoundPlanEvictions is the evictions of that plan.
+	ConstrainedBoundPlanEvictions int `json:"constrainedBoundPlanEvictions"`
+	// ConstrainedBoundExact: the plan clears as many nodes as any plan can
+	// and evicts ConstrainedBound pods, so the bound is the optimum itself;
+	// otherwise it is a lower bound of the optimum.
+	ConstrainedBoundExact bool `json:"constrainedBoundExact"`
+	// ConstrainedBoundUnclearableNodes are the nodes over target at the
+	// first cycle's start that the plan leaves over target, with why.
+	ConstrainedBoundUnclearableNodes []UnclearableNode `json:"constrainedBoundUnclearableNodes,omitempty"`
 	// MinAvailability is, per workload in the snapshot, the fewest of its
 	// pods Ready at once, sampled at every cycle's start and right after
 	// its evictions; lowest percentage first. Empty when the snapshot has

@@ -27,6 +27,8 @@ type simulation struct {
 	bound   Bound
 	// unreachable are the nodes the bound found unreachable.
 	unreachable []UnreachableNode
+	// constrained is the constrained bound of the first cycle's cluster.
+	constrained ConstrainedBound
 	avail       *availability
 	// overStart and overEnd are the nodes over each of cfg.targets() at
 	// the first cycle's start and at the end (overTargetsEach).
@@ -68,6 +70,7 @@ func Run(ctx context.Context, objs snapshot.Objects, start time.Time, cfg Config
 	setOutcomes(s.res, cfg.targets(), cfg.outcomeWindow(), s.cluster.nodes)
 	s.res.Summary = summarize(s.res, s.evicted, &cfg, s.bound)
 	s.res.Summary.LowerBoundUnreachableNodes = s.unreachable
+	s.res.Summary.setConstrained(s.constrained)
 	s.res.Summary.MinAvailability, s.res.Summary.WorkloadsBelowBudget = s.avail.result()
 	s.res.Summary.Outcomes = countOutcomes(s.res.Moves)
 	s.res.Summary.Pools = poolSummaries(s.res, cfg.targets(), s.cluster.nodes, s.overStart, s.overEnd)
@@ -135,6 +138,9 @@ func (s *simulation) cycle(ctx context.Context, k int, t time.Time) error {
 		}
 		if s.bound, s.unreachable, err = firstBounds(in, s.cfg.targets()); err != nil {
 			return fmt.Errorf("cycle %d: %w", k, err)
+		}
+		if s.constrained, err = constrainedBound(in, s.cfg.targets()); err != nil {
+			return fmt.Errorf("cycle %d: the constrained bound: %w", k, err)
 		}
 	}
 	st, over := stats(in, s.cfg.targets())

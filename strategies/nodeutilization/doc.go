@@ -210,8 +210,8 @@
 //     not churned while its replacement pods start and warm up, and loses
 //     pods to the strategy in at most one cycle per hour. Several pods of
 //     one workload may still go in the same cycle (one decision). An hour
-//     rather than three node cooldowns (30m, the default before issue
-//     17): on generated 500-node clusters the shorter cooldown let the
+//     rather than three node cooldowns (30m, the earlier default): on
+//     generated 500-node clusters the shorter cooldown let the
 //     busy replicas of Deployments whose PodDisruptionBudget allows one
 //     disruption at a time go in cycles 35-55 minutes apart (2-113
 //     repeats within an hour), for the same total of evictions.

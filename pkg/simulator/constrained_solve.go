@@ -1,0 +1,223 @@
+package simulator
+
+import (
+	"cmp"
+	"math"
+	"slices"
+)
+
+// Iterations of the two subgradient searches, and how often each tries
+// a plan with its current multipliers.
+const (
+	clearIterations = 150
+	boundIterations = 1000
+	planEvery       = 10
+	stallHalving    = 25
+	// clearBase is a pod's price besides its counters' multipliers in
+	// the plans of the search for the most nodes cleared: the count of
+	// evictions only breaks ties there.
+	clearBase = 0.05
+	// boundTheta is the first step factor of the search for the bound:
+	// larger than the textbook 2, as the best plan's evictions the steps
+	// aim at lie well above the bound; it halves whenever the bound has
+	// not risen for stallHalving iterations.
+	boundTheta = 8.0
+)
+
+// cbResult is what solve found.
+type cbResult struct {
+	// bound is the lower bound of evictions (see the package
+	// documentation, "Constrained bound").
+	bound int
+	// best is the best plan found; clearableAtMost bounds how many nodes
+	// any plan clears.
+	best            cbPlan
+	clearableAtMost int
+}
+
+// solve classifies the nodes, finds the best plan it can and bounds the
+// evictions of every plan clearing at least as many nodes.
+func (m *cbModel) solve() cbResult {
+	m.classify()
+	order := make([]int, len(m.nodes))
+	for i := range order {
+		order[i] = i
+	}
+	best := m.plan(fixedPrices(make([]float64, len(m.keys)), 1), order)
+	m.search(&best, scarcityPrices(0.1))
+	atMost := m.clearable(&best)
+	bound := m.evictionBound(&best)
+	return cbResult{bound: bound, best: best, clearableAtMost: atMost}
+}
+
+// candidates are the nodes some plan clears alone.
+func (m *cbModel) candidates() []int {
+	var out []int
+	for i, n := range m.nodes {
+		if n.alone == "" {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// byCost orders the candidates by cost, least first (unclearable last),
+// then by position.
+func byCost(cands []int, cost []float64) []int {
+	out := slices.Clone(cands)
+	slices.SortStableFunc(out, func(a, b int) int { return cmp.Compare(cost[a], cost[b]) })
+	return out
+}
+
+// clearable bounds from above the number of nodes one plan can clear:
+// the Lagrangian relaxation of the shared counters, where node h counts
+// max(0, 1 − the least multiplier price of a set clearing it) and every
+// counter adds its multiplier times its limit; any multipliers give an
+// upper bound, and a subgradient search (Polyak steps towards the best
+// plan's count) lowers it. Plans priced by the multipliers are tried on
+// the way and replace best when better.
+func (m *cbModel) clearable(best *cbPlan) int {
+	cands := m.candidates()
+	mu := make([]float64, len(m.keys))
+	bestU, theta, stall := math.Inf(1), 2.0, 0
+	cost := make([]float64, len(m.nodes))
+	for it := 0; it < clearIterations; it++ {
+		u := 0.0
+		g := make([]float64, len(m.keys))
+		for k, l := range m.left {
+			u += mu[k] * float64(l)
+			g[k] = float64(l)
+		}
+		for _, i := range cands {
+			n := &m.nodes[i]
+			res := n.cover.minCover(n.weights(mu, 0), n.hasDest(), m.left)
+			cost[i] = math.Inf(1)
+			if !res.ok {
+				continue
+			}
+			cost[i] = res.cost
+			if res.cost < 1 {
+				u += 1 - res.cost
+				for _, j := range res.set {
+					for _, k := range n.cover.items[j].charges {
+						g[k]--
+					}
+				}
+			}
+		}
+		if u < bestU-boundEpsilon {
+			bestU, stall = u, 0
+		} else if stall++; stall == stallHalving {
+			theta, stall = theta/2, 0
+		}
+		if it%planEvery == planEvery-1 {
+			if p := m.plan(fixedPrices(mu, clearBase), byCost(cands, cost)); p.better(*best) {
+				*best = p
+			}
+		}
+		if math.Floor(bestU+1e-6) <= float64(best.count) {
+			break
+		}
+		norm := 0.0
+		for _, v := range g {
+			norm += v * v
+		}
+		if norm == 0 {
+			break
+		}
+		step := theta * (u - float64(best.count)) / norm
+		for k := range mu {
+			mu[k] = max(0, mu[k]-step*g[k])
+		}
+	}
+	return max(best.count, int(math.Floor(min(bestU, float64(len(cands)))+1e-6)))
+}
+
+// evictionBound bounds from below the evictions of every plan that
+// clears at least best.count nodes (the most clear at least that many).
+// It is the Lagrangian relaxation of the shared counters (a multiplier
+// lambda ≥ 0 each) and of the count (multiplier nu ≥ 0): a pod costs 1
+// plus the multipliers of its counters, node h adds min(0, its cheapest
+// clearing set (minCover, exact or a lower bound) − nu), and the relaxed
+// constraints add nu × best.count − Σ lambda × the counter's limit. Any
+// multipliers give a lower bound of the optimum. It starts from the best
+// nu for lambda = 0, which is the sum of the best.count least per-node
+// counts, and a subgradient search (Polyak steps towards the best plan's
+// evictions, from nu above every node's count) raises it. Plans priced
+// by lambda are tried on the way and replace best when they clear as
+// many nodes with fewer evictions.
+func (m *cbModel) evictionBound(best *cbPlan) int {
+	cands := m.candidates()
+	if best.count == 0 {
+		return 0
+	}
+	want := float64(best.count)
+	lambda := make([]float64, len(m.keys))
+	cost := make([]float64, len(m.nodes))
+	nu, bestL := 1.0, 0.0
+	for _, i := range cands {
+		n := &m.nodes[i]
+		cost[i] = math.Inf(1)
+		if res := n.cover.minCover(n.weights(lambda, 1), n.hasDest(), m.left); res.ok {
+			cost[i] = res.cost
+			nu = max(nu, res.cost+1)
+		}
+	}
+	for _, i := range byCost(cands, cost)[:best.count] {
+		bestL += cost[i]
+	}
+	theta, stall := boundTheta, 0
+	for it := 0; it < boundIterations; it++ {
+		l := nu * want
+		gnu := want
+		g := make([]float64, len(m.keys))
+		for k, v := range m.left {
+			l -= lambda[k] * float64(v)
+			g[k] = -float64(v)
+		}
+		for _, i := range cands {
+			n := &m.nodes[i]
+			res := n.cover.minCover(n.weights(lambda, 1), n.hasDest(), m.left)
+			cost[i] = math.Inf(1)
+			if !res.ok {
+				continue
+			}
+			cost[i] = res.cost
+			if res.cost < nu {
+				l += res.cost - nu
+				gnu--
+				for _, j := range res.set {
+					for _, k := range n.cover.items[j].charges {
+						g[k]++
+					}
+				}
+			}
+		}
+		if l > bestL+boundEpsilon {
+			bestL, stall = l, 0
+		} else if stall++; stall == stallHalving {
+			theta, stall = theta/2, 0
+		}
+		if it%planEvery == planEvery-1 {
+			if p := m.plan(fixedPrices(lambda, 1), byCost(cands, cost)); p.count == best.count && p.better(*best) {
+				*best = p
+			}
+		}
+		if math.Ceil(bestL-1e-6) >= float64(best.evictions) {
+			break
+		}
+		norm := gnu * gnu
+		for _, v := range g {
+			norm += v * v
+		}
+		if norm == 0 {
+			break
+		}
+		step := theta * (float64(best.evictions) - l) / norm
+		for k := range lambda {
+			lambda[k] = max(0, lambda[k]+step*g[k])
+		}
+		nu = max(0, nu+step*gnu)
+	}
+	return max(0, int(math.Ceil(bestL-1e-6)))
+}

@@ -18,7 +18,7 @@ import (
 //
 // Cache key reasoning. Whether a pod fits a node it is NOT running on
 // depends only on the node and on the pod's scheduling template: the
-// fields templateKey encodes (requests, namespace, nodeSelector, affinity,
+// fields TemplateKey encodes (requests, namespace, nodeSelector, affinity,
 // tolerations, topology spread, and labels when some pod on a target has
 // required anti-affinity); the pod's identity matters only on its own
 // node, which nodeFit never considers. The key is the template itself, not
@@ -42,14 +42,14 @@ type nodeFit struct {
 	nodeSel labels.Selector // nil: every considered node
 	targets []*snapshot.NodeInfo
 	maxFree resources.List // per resource, the most any schedulable target has free (no Scalar)
-	// groups are keyed by templateKey.
+	// groups are keyed by TemplateKey.
 	groups map[string]*fitEntry
 	// labelsMatter: some non-terminal pod on a target has required pod
 	// anti-affinity, so a pod's labels decide where it fits. Found on the
 	// first key built (labelsKnown), as pods that ask more than any
 	// target has free need no key.
 	labelsMatter, labelsKnown bool
-	// keyBuf is templateKey's scratch space.
+	// keyBuf is TemplateKey's scratch space.
 	keyBuf []byte
 }
 
@@ -121,7 +121,7 @@ func (f *nodeFit) fitsOther(pod *v1.Pod) bool {
 	}
 	pl := &placement{pi: pi, affinity: nodeaffinity.GetRequiredNodeAffinity(pod)}
 	own := pod.Spec.NodeName
-	key, err := templateKey(f.keyBuf[:0], pl.pi, f.withLabels())
+	key, err := TemplateKey(f.keyBuf[:0], pl.pi, f.withLabels())
 	f.keyBuf = key
 	if err != nil {
 		found, _ := f.scan(pl, own, 1)

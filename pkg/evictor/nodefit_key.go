@@ -9,9 +9,10 @@ import (
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 )
 
-// templateKey appends to buf the scheduling template of pi: every pod
-// field nodeFit reads when it places the pod on a node other than its own,
-// so two pods with equal keys get the same answer from every such node.
+// TemplateKey appends to buf the scheduling template of pi: every pod
+// field nodeFit reads when it places the pod on a node other than its own
+// (the checks of predicates.FitsNode), so two pods with equal keys get the
+// same answer from every such node.
 //
 //   - requests (PodInfo.Requests: cpu, memory, pod slots and every extended
 //     resource, sorted by name);
@@ -27,7 +28,7 @@ import (
 // Strings are length-prefixed, so distinct templates never share a key.
 // A DaemonSet pod's template names its node (required node affinity on
 // metadata.name), so its pods never share an entry across nodes.
-func templateKey(buf []byte, pi *snapshot.PodInfo, withLabels bool) ([]byte, error) {
+func TemplateKey(buf []byte, pi *snapshot.PodInfo, withLabels bool) ([]byte, error) {
 	r := pi.Requests
 	buf = binary.AppendVarint(buf, r.MilliCPU)
 	buf = binary.AppendVarint(buf, r.Memory)

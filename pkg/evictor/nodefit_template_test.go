@@ -125,7 +125,7 @@ func BenchmarkTemplateKey(b *testing.B) {
 	b.ReportAllocs()
 	for range b.N {
 		var err error
-		if buf, err = templateKey(buf[:0], pi, true); err != nil {
+		if buf, err = TemplateKey(buf[:0], pi, true); err != nil {
 			b.Fatal(err)
 		}
 	}

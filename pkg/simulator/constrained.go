@@ -1,10 +1,10 @@
 package simulator
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	v1 "k8s.io/api/core/v1"
 
@@ -35,13 +35,15 @@ type cbModel struct {
 // dimension; per pod its relief and counters) and per pod its load on a
 // destination and the destinations it fits alone.
 type cbNode struct {
-	name   string
-	over   map[string]float64
-	cover  *coverProblem
-	infos  []*snapshot.PodInfo
-	loads  [][]float64
-	fits   [][]int
-	budget *evictor.WorkloadBudget
+	name  string
+	over  map[string]float64
+	cover *coverProblem
+	infos []*snapshot.PodInfo
+	loads [][]float64
+	fits  [][]int
+	// movable is per pod whether fits has a destination.
+	movable []bool
+	budget  *evictor.WorkloadBudget
 	// alone is why no plan clears the node even with every budget for
 	// it alone (a reason of UnclearableNode); "" when one does.
 	alone string
@@ -209,17 +211,11 @@ func destinations(in explain.Input, targets []Target, hot map[string]bool, dims 
 				continue
 			}
 			t, np := targets[i], nodes[k]
-			switch {
-			case t.Usage && np.usageKnown && len(dim) > len(dimUsage) && dim[:len(dimUsage)] == dimUsage:
-				r := v1.ResourceName(dim[len(dimUsage):])
-				if h, ok := per[i].use[r]; ok {
-					d.room[j] = roomOf(h, np.use[r], ni.Allocatable.Get(r))
-				}
-			case t.Requests && len(dim) > len(dimRequests) && dim[:len(dimRequests)] == dimRequests:
-				r := v1.ResourceName(dim[len(dimRequests):])
-				if h, ok := per[i].req[r]; ok {
-					d.room[j] = roomOf(h, np.req[r], ni.Allocatable.Get(r))
-				}
+			if r, ok := strings.CutPrefix(dim, dimUsage); ok && t.Usage && np.usageKnown {
+				d.room[j] = roomIn(per[i].use, np.use, v1.ResourceName(r), ni)
+			}
+			if r, ok := strings.CutPrefix(dim, dimRequests); ok && t.Requests {
+				d.room[j] = roomIn(per[i].req, np.req, v1.ResourceName(r), ni)
 			}
 		}
 		out = append(out, d)
@@ -227,10 +223,15 @@ func destinations(in explain.Input, targets []Target, hot map[string]bool, dims 
 	return out
 }
 
-// roomOf is what a node at pct percent of alloc can take before it
-// reaches high percent, in alloc's unit (at least 0).
-func roomOf(high, pct float64, alloc int64) float64 {
-	return max(0, (high-pct)/100*float64(alloc))
+// roomIn is what ni, at pct[r] percent of its allocatable r, can take
+// in r's unit before it reaches high[r] percent (at least 0; +Inf when
+// high has no r).
+func roomIn(high, pct map[v1.ResourceName]float64, r v1.ResourceName, ni *snapshot.NodeInfo) float64 {
+	h, ok := high[r]
+	if !ok {
+		return math.Inf(1)
+	}
+	return max(0, (h-pct[r])/100*float64(ni.Allocatable.Get(r)))
 }
 
 // loadOf is what pi adds to a destination in each of dims: its
@@ -239,47 +240,52 @@ func loadOf(in explain.Input, pi *snapshot.PodInfo, dims []string) []float64 {
 	out := make([]float64, len(dims))
 	pu := in.Usage.Pod(pi.Pod)
 	for j, dim := range dims {
-		if len(dim) > len(dimUsage) && dim[:len(dimUsage)] == dimUsage {
-			r := v1.ResourceName(dim[len(dimUsage):])
-			switch {
-			case pu.Known && r == v1.ResourceCPU:
-				out[j] = float64(pu.MilliCPU)
-			case pu.Known && r == v1.ResourceMemory:
-				out[j] = float64(pu.Memory)
-			default:
-				out[j] = float64(pi.Requests.Get(r))
-			}
-			continue
+		r, usage := strings.CutPrefix(dim, dimUsage)
+		switch {
+		case usage && pu.Known && r == string(v1.ResourceCPU):
+			out[j] = float64(pu.MilliCPU)
+		case usage && pu.Known && r == string(v1.ResourceMemory):
+			out[j] = float64(pu.Memory)
+		case usage:
+			out[j] = float64(pi.Requests.Get(v1.ResourceName(r)))
+		default:
+			out[j] = float64(pi.Requests.Get(v1.ResourceName(strings.TrimPrefix(dim, dimRequests))))
 		}
-		out[j] = float64(pi.Requests.Get(v1.ResourceName(dim[len(dimRequests):])))
 	}
 	return out
 }
 
-// fitNode fills n's loads and the destinations each pod fits alone:
-// predicates.FitsNode, answered once per scheduling template (static,
-// keyed by templateKey), and room in every dimension.
+// fitNode fills n's loads, the destinations each pod fits alone
+// (predicates.FitsNode, answered once per scheduling template: static is
+// keyed by evictor.TemplateKey, labels included; and room in every
+// dimension) and whether it fits one at all.
 func (m *cbModel) fitNode(in explain.Input, n *cbNode, static map[string][]int) {
 	n.loads = make([][]float64, len(n.infos))
 	n.fits = make([][]int, len(n.infos))
+	n.movable = make([]bool, len(n.infos))
+	var buf []byte
 	for j, pi := range n.infos {
 		n.loads[j] = loadOf(in, pi, m.dims)
-		key := templateKey(pi)
-		fit, ok := static[key]
-		if !ok {
+		var err error
+		buf, err = evictor.TemplateKey(buf[:0], pi, true)
+		fit, ok := static[string(buf)]
+		if err != nil || !ok {
 			fit = []int{}
 			for k := range m.dests {
 				if predicates.FitsNode(pi, m.dests[k].ni) == "" {
 					fit = append(fit, k)
 				}
 			}
-			static[key] = fit
+			if err == nil {
+				static[string(buf)] = fit
+			}
 		}
 		for _, k := range fit {
 			if fitsRoom(n.loads[j], m.dests[k].room) {
 				n.fits[j] = append(n.fits[j], k)
 			}
 		}
+		n.movable[j] = len(n.fits[j]) > 0
 	}
 }
 
@@ -291,17 +297,4 @@ func fitsRoom(load, room []float64) bool {
 		}
 	}
 	return true
-}
-
-// templateKey identifies the fields FitsNode reads of a pod.
-func templateKey(pi *snapshot.PodInfo) string {
-	b, _ := json.Marshal(struct {
-		NS string
-		L  map[string]string
-		S  map[string]string
-		A  *v1.Affinity
-		T  []v1.Toleration
-		R  any
-	}{pi.Pod.Namespace, pi.Pod.Labels, pi.Pod.Spec.NodeSelector, pi.Pod.Spec.Affinity, pi.Pod.Spec.Tolerations, pi.Requests})
-	return string(b)
 }

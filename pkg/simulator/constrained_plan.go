@@ -49,25 +49,15 @@ func (m *cbModel) classify() {
 	for i := range m.nodes {
 		n := &m.nodes[i]
 		w := ones(len(n.infos))
-		usable := n.hasDest()
 		switch {
 		case !n.cover.minCover(w, nil, free).ok:
 			n.alone = unclearUnreachable
-		case !n.cover.minCover(w, usable, free).ok:
+		case !n.cover.minCover(w, n.movable, free).ok:
 			n.alone = unclearNoDestination
-		case !n.cover.minCover(w, usable, m.left).ok:
+		case !n.cover.minCover(w, n.movable, m.left).ok:
 			n.alone = unclearOwnBudgets
 		}
 	}
-}
-
-// hasDest reports per pod whether it fits some destination alone.
-func (n *cbNode) hasDest() []bool {
-	out := make([]bool, len(n.fits))
-	for j, f := range n.fits {
-		out[j] = len(f) > 0
-	}
-	return out
 }
 
 // weights are the pods' prices under multipliers lambda of the budget

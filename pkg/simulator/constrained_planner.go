@@ -1,7 +1,6 @@
 package simulator
 
 import (
-	"math"
 	"slices"
 
 	"github.com/usage-descheduler/descheduler/pkg/evictor"
@@ -12,13 +11,11 @@ import (
 // cbPlan is one feasible one-cycle plan: which model nodes it clears and
 // with how many evictions.
 type cbPlan struct {
-	cleared   []bool
+	// sets are, per model node, the pods that clear it (nil: not
+	// cleared).
+	sets      [][]int
 	count     int
 	evictions int
-	// order is the order the plan tried the nodes in; pricing prices the
-	// pods of a node given the counters left (see planner.run).
-	order   []int
-	pricing pricing
 }
 
 // better reports whether p clears more nodes than q, or as many with
@@ -57,6 +54,7 @@ func scarcityPrices(base float64) pricing {
 // destinations and the workload guard.
 type planner struct {
 	m     *cbModel
+	price pricing
 	st    planState
 	guard *evictor.WorkloadGuard
 	p     cbPlan
@@ -72,7 +70,7 @@ type planState struct {
 
 // newPlanner starts a plan priced by price with nothing used.
 func (m *cbModel) newPlanner(price pricing) *planner {
-	pl := &planner{m: m, guard: m.guard.Clone(), p: cbPlan{cleared: make([]bool, len(m.nodes)), pricing: price},
+	pl := &planner{m: m, price: price, guard: m.guard.Clone(), p: cbPlan{sets: make([][]int, len(m.nodes))},
 		st: planState{left: slices.Clone(m.left), room: make([][]float64, len(m.dests)), free: make([]resources.List, len(m.dests))}}
 	for k, d := range m.dests {
 		pl.st.room[k], pl.st.free[k] = slices.Clone(d.room), predicates.Free(d.ni)
@@ -90,34 +88,6 @@ func (m *cbModel) plan(price pricing, order []int) cbPlan {
 	return pl.p
 }
 
-// greedy clears, round by round, the node whose cheapest clearing set
-// (by the plan's pricing, pods with a destination alone) costs least,
-// until none is left to try.
-func (pl *planner) greedy() {
-	tried := make([]bool, len(pl.m.nodes))
-	for _, i := range pl.p.order {
-		tried[i] = true
-	}
-	for {
-		pick, pickCost := -1, math.Inf(1)
-		for i := range pl.m.nodes {
-			n := &pl.m.nodes[i]
-			if tried[i] || n.alone != "" {
-				continue
-			}
-			res := n.cover.minCover(pl.p.pricing(n, pl.st.left), n.hasDest(), pl.st.left)
-			if res.ok && res.cost < pickCost {
-				pick, pickCost = i, res.cost
-			}
-		}
-		if pick < 0 {
-			return
-		}
-		tried[pick] = true
-		pl.clear(pick)
-	}
-}
-
 // clear tries to clear node i: its pods of least total price among those
 // within the counters left and with a destination that still has room,
 // when they can be placed (largest load first, each on the destination
@@ -128,15 +98,14 @@ func (pl *planner) greedy() {
 func (pl *planner) clear(i int) {
 	m, st := pl.m, pl.st
 	n := &m.nodes[i]
-	pl.p.order = append(pl.p.order, i)
-	if n.alone != "" {
+	if n.alone != "" || pl.p.sets[i] != nil {
 		return
 	}
 	usable := make([]bool, len(n.infos))
 	for j := range usable {
 		usable[j] = m.destFor(n, j, st) >= 0
 	}
-	w := pl.p.pricing(n, st.left)
+	w := pl.price(n, st.left)
 	for try := 0; try < 3; try++ {
 		res := n.cover.minCover(w, usable, st.left)
 		if !res.ok || res.set == nil {
@@ -153,14 +122,10 @@ func (pl *planner) clear(i int) {
 // clearWith clears node i with set when the destinations and the guard
 // take it, and reports whether it did.
 func (pl *planner) clearWith(i int, set []int) bool {
-	if pl.m.nodes[i].alone != "" || pl.p.cleared[i] {
+	if pl.m.nodes[i].alone != "" || pl.p.sets[i] != nil {
 		return false
 	}
-	if pl.commit(i, set) < 0 {
-		pl.p.order = append(pl.p.order, i)
-		return true
-	}
-	return false
+	return pl.commit(i, set) < 0
 }
 
 // commit clears node i with set: every pod placed (largest load first,
@@ -191,6 +156,6 @@ func (pl *planner) commit(i int, set []int) int {
 			st.left[k]--
 		}
 	}
-	pl.p.cleared[i], pl.p.count, pl.p.evictions = true, pl.p.count+1, pl.p.evictions+len(set)
+	pl.p.sets[i], pl.p.count, pl.p.evictions = set, pl.p.count+1, pl.p.evictions+len(set)
 	return -1
 }

@@ -56,7 +56,7 @@ func constrainedBound(in explain.Input, targets []Target) (ConstrainedBound, err
 		PlanEvictions: res.best.evictions}
 	for i, n := range m.nodes {
 		reason := n.alone
-		if reason == "" && !res.best.cleared[i] {
+		if reason == "" && res.best.sets[i] == nil {
 			reason = unclearShared
 		}
 		if reason != "" {

@@ -12,13 +12,12 @@ type cbSets struct {
 	left []int32
 }
 
-// setsOf returns the counter-only view of plan p rebuilt by choosing
-// again, per cleared node in p's order, its set under p's pricing.
+// setsOf returns the counter-only view of plan p.
 func (m *cbModel) setsOf(p cbPlan) cbSets {
 	s := cbSets{sets: make([][]int, len(m.nodes)), left: slices.Clone(m.left)}
-	for _, i := range p.order {
-		if p.cleared[i] {
-			s.cover(m, i, p.pricing)
+	for i, set := range p.sets {
+		if set != nil {
+			s.take(m, i, set)
 		}
 	}
 	return s
@@ -49,7 +48,7 @@ func (s *cbSets) give(m *cbModel, i int) []int {
 // when there is one.
 func (s *cbSets) cover(m *cbModel, i int, price pricing) bool {
 	n := &m.nodes[i]
-	res := n.cover.minCover(price(n, s.left), n.hasDest(), s.left)
+	res := n.cover.minCover(price(n, s.left), n.movable, s.left)
 	if !res.ok || res.set == nil {
 		return false
 	}
@@ -136,21 +135,18 @@ func (s *cbSets) shares(m *cbModel, v int, wanted map[int]bool) bool {
 	return false
 }
 
-// replay builds the plan of s: the cleared nodes in order, each with its
-// set when the destinations and the guard take it (else chosen again as
-// planner.clear does), then the other nodes by the greedy rounds.
+// replay builds the plan of s: the nodes s clears, each with its set
+// when the destinations and the guard take it, then every node still
+// over target as planner.clear does.
 func (m *cbModel) replay(s cbSets, price pricing) cbPlan {
 	pl := m.newPlanner(price)
 	for i, set := range s.sets {
-		if set != nil && !pl.clearWith(i, set) {
-			pl.clear(i)
+		if set != nil {
+			pl.clearWith(i, set)
 		}
 	}
-	pl.greedy()
 	for i := range m.nodes {
-		if !slices.Contains(pl.p.order, i) {
-			pl.p.order = append(pl.p.order, i)
-		}
+		pl.clear(i)
 	}
 	return pl.p
 }

@@ -17,6 +17,9 @@ const (
 	// the plans of the search for the most nodes cleared: the count of
 	// evictions only breaks ties there.
 	clearBase = 0.05
+	// clearTheta is the first step factor of the search for the most
+	// nodes cleared (the textbook 2).
+	clearTheta = 2.0
 	// boundTheta is the first step factor of the search for the bound:
 	// larger than the textbook 2, as the best plan's evictions the steps
 	// aim at lie well above the bound; it halves whenever the bound has
@@ -69,6 +72,32 @@ func byCost(cands []int, cost []float64) []int {
 	return out
 }
 
+// cheapest prices every candidate under multipliers lambda, a pod
+// costing base plus the multipliers of its counters: cost[i] is the
+// cost of its cheapest clearing set (minCover: exact, or a lower bound
+// past its step limit; +Inf when none), sets[i] that set (nil when
+// none was found).
+func (m *cbModel) cheapest(cands []int, lambda []float64, base float64, cost []float64, sets [][]int) {
+	for _, i := range cands {
+		n := &m.nodes[i]
+		res := n.cover.minCover(n.weights(lambda, base), n.movable, m.left)
+		cost[i], sets[i] = math.Inf(1), res.set
+		if res.ok {
+			cost[i] = res.cost
+		}
+	}
+}
+
+// draw adds sign to g[k] for every pod of set (a set of node i) per
+// counter k it draws on.
+func (m *cbModel) draw(g []float64, i int, set []int, sign float64) {
+	for _, j := range set {
+		for _, k := range m.nodes[i].cover.items[j].charges {
+			g[k] += sign
+		}
+	}
+}
+
 // clearable bounds from above the number of nodes one plan can clear:
 // the Lagrangian relaxation of the shared counters, where node h counts
 // max(0, 1 − the least multiplier price of a set clearing it) and every
@@ -79,8 +108,8 @@ func byCost(cands []int, cost []float64) []int {
 func (m *cbModel) clearable(best *cbPlan) int {
 	cands := m.candidates()
 	mu := make([]float64, len(m.keys))
-	bestU, theta, stall := math.Inf(1), 2.0, 0
-	cost := make([]float64, len(m.nodes))
+	bestU, theta, stall := math.Inf(1), clearTheta, 0
+	cost, sets := make([]float64, len(m.nodes)), make([][]int, len(m.nodes))
 	for it := 0; it < clearIterations; it++ {
 		u := 0.0
 		g := make([]float64, len(m.keys))
@@ -88,21 +117,11 @@ func (m *cbModel) clearable(best *cbPlan) int {
 			u += mu[k] * float64(l)
 			g[k] = float64(l)
 		}
+		m.cheapest(cands, mu, 0, cost, sets)
 		for _, i := range cands {
-			n := &m.nodes[i]
-			res := n.cover.minCover(n.weights(mu, 0), n.hasDest(), m.left)
-			cost[i] = math.Inf(1)
-			if !res.ok {
-				continue
-			}
-			cost[i] = res.cost
-			if res.cost < 1 {
-				u += 1 - res.cost
-				for _, j := range res.set {
-					for _, k := range n.cover.items[j].charges {
-						g[k]--
-					}
-				}
+			if cost[i] < 1 {
+				u += 1 - cost[i]
+				m.draw(g, i, sets[i], -1)
 			}
 		}
 		if u < bestU-boundEpsilon {
@@ -118,19 +137,28 @@ func (m *cbModel) clearable(best *cbPlan) int {
 		if math.Floor(bestU+1e-6) <= float64(best.count) {
 			break
 		}
-		norm := 0.0
-		for _, v := range g {
-			norm += v * v
-		}
-		if norm == 0 {
+		step, ok := polyak(theta, u-float64(best.count), g, 0)
+		if !ok {
 			break
 		}
-		step := theta * (u - float64(best.count)) / norm
 		for k := range mu {
 			mu[k] = max(0, mu[k]-step*g[k])
 		}
 	}
 	return max(best.count, int(math.Floor(min(bestU, float64(len(cands)))+1e-6)))
+}
+
+// polyak is the Polyak step theta × gap ÷ |g|² (extra: a further
+// component of the subgradient); false when the subgradient is 0.
+func polyak(theta, gap float64, g []float64, extra float64) (float64, bool) {
+	norm := extra * extra
+	for _, v := range g {
+		norm += v * v
+	}
+	if norm == 0 {
+		return 0, false
+	}
+	return theta * gap / norm, true
 }
 
 // evictionBound bounds from below the evictions of every plan that
@@ -147,24 +175,25 @@ func (m *cbModel) clearable(best *cbPlan) int {
 // by lambda are tried on the way and replace best when they clear as
 // many nodes with fewer evictions.
 func (m *cbModel) evictionBound(best *cbPlan) int {
-	cands := m.candidates()
 	if best.count == 0 {
 		return 0
 	}
+	cands := m.candidates()
 	want := float64(best.count)
 	lambda := make([]float64, len(m.keys))
-	cost := make([]float64, len(m.nodes))
+	cost, sets := make([]float64, len(m.nodes)), make([][]int, len(m.nodes))
+	m.cheapest(cands, lambda, 1, cost, sets)
 	nu, bestL := 1.0, 0.0
 	for _, i := range cands {
-		n := &m.nodes[i]
-		cost[i] = math.Inf(1)
-		if res := n.cover.minCover(n.weights(lambda, 1), n.hasDest(), m.left); res.ok {
-			cost[i] = res.cost
-			nu = max(nu, res.cost+1)
+		if !math.IsInf(cost[i], 1) {
+			nu = max(nu, cost[i]+1)
 		}
 	}
 	for _, i := range byCost(cands, cost)[:best.count] {
 		bestL += cost[i]
+	}
+	if math.IsInf(bestL, 1) {
+		bestL = 0 // cannot happen: best clears best.count candidates
 	}
 	theta, stall := boundTheta, 0
 	for it := 0; it < boundIterations; it++ {
@@ -175,22 +204,12 @@ func (m *cbModel) evictionBound(best *cbPlan) int {
 			l -= lambda[k] * float64(v)
 			g[k] = -float64(v)
 		}
+		m.cheapest(cands, lambda, 1, cost, sets)
 		for _, i := range cands {
-			n := &m.nodes[i]
-			res := n.cover.minCover(n.weights(lambda, 1), n.hasDest(), m.left)
-			cost[i] = math.Inf(1)
-			if !res.ok {
-				continue
-			}
-			cost[i] = res.cost
-			if res.cost < nu {
-				l += res.cost - nu
+			if cost[i] < nu {
+				l += cost[i] - nu
 				gnu--
-				for _, j := range res.set {
-					for _, k := range n.cover.items[j].charges {
-						g[k]++
-					}
-				}
+				m.draw(g, i, sets[i], 1)
 			}
 		}
 		if l > bestL+boundEpsilon {
@@ -206,14 +225,10 @@ func (m *cbModel) evictionBound(best *cbPlan) int {
 		if math.Ceil(bestL-1e-6) >= float64(best.evictions) {
 			break
 		}
-		norm := gnu * gnu
-		for _, v := range g {
-			norm += v * v
-		}
-		if norm == 0 {
+		step, ok := polyak(theta, float64(best.evictions)-l, g, gnu)
+		if !ok {
 			break
 		}
-		step := theta * (float64(best.evictions) - l) / norm
 		for k := range lambda {
 			lambda[k] = max(0, lambda[k]+step*g[k])
 		}

@@ -69,3 +69,31 @@ func TestWriteUnreachable(t *testing.T) {
 		t.Errorf("got %d lines, last %q", len(lines), lines[len(lines)-1])
 	}
 }
+
+// TestWriteConstrained: the bound on one line (exact, or a lower bound
+// with the best plan's evictions), then the unclearable nodes one line
+// per reason in name order, at most unreachableShown named per reason.
+func TestWriteConstrained(t *testing.T) {
+	ratio := 1.5
+	s := simulator.Summary{ConstrainedBound: 4, EvictionsOverConstrainedBound: &ratio, ConstrainedBoundClearable: 3,
+		ConstrainedBoundClearableAtMost: 4, ConstrainedBoundPlanEvictions: 5}
+	for i := 0; i < unreachableShown+2; i++ {
+		s.ConstrainedBoundUnclearableNodes = append(s.ConstrainedBoundUnclearableNodes,
+			simulator.UnclearableNode{Node: fmt.Sprintf("n%d", i), Reason: "shared"})
+	}
+	s.ConstrainedBoundUnclearableNodes = append(s.ConstrainedBoundUnclearableNodes, simulator.UnclearableNode{Node: "x", Reason: "no_destination"})
+	var buf bytes.Buffer
+	writeConstrained(&buf, s)
+	want := "constrained bound: 4 evictions clearing 3 (at most 4) node(s) (a lower bound; best plan found 5), evictions/constrained bound: 1.50\n" +
+		"not cleared by one cycle: no_destination: x\n" +
+		"not cleared by one cycle: shared: n0, n1, n2, n3, n4 … 2 more (JSON: summary.constrainedBoundUnclearableNodes)\n"
+	if buf.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
+	}
+	buf.Reset()
+	writeConstrained(&buf, simulator.Summary{ConstrainedBound: 2, EvictionsOverConstrainedBound: &ratio,
+		ConstrainedBoundClearable: 1, ConstrainedBoundClearableAtMost: 1, ConstrainedBoundPlanEvictions: 2, ConstrainedBoundExact: true})
+	if want := "constrained bound: 2 evictions clearing 1 (at most 1) node(s) (exact), evictions/constrained bound: 1.50\n"; buf.String() != want {
+		t.Errorf("got %q, want %q", buf.String(), want)
+	}
+}

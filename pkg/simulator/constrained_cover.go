@@ -24,13 +24,15 @@ type coverProblem struct {
 	items  []coverItem
 	// order is the items sorted by relief, the most first (see newCover).
 	order []int
+	// limit bounds the branch and bound's nodes (coverSteps).
+	limit int
 }
 
 // newCover returns the covering problem of a node, its items ordered by
 // their relief summed over the dimensions (each in units of its excess),
 // the most first: the order the branch and bound tries them in.
 func newCover(excess []float64, items []coverItem) *coverProblem {
-	c := &coverProblem{excess: excess, items: items, order: make([]int, len(items))}
+	c := &coverProblem{excess: excess, items: items, order: make([]int, len(items)), limit: coverSteps}
 	score := make([]float64, len(items))
 	for i, it := range items {
 		c.order[i] = i
@@ -69,7 +71,7 @@ type coverResult struct {
 // on counter k. It is an exact branch and bound (include the item, then
 // leave it out), pruned by the fractional bound: what is still to cover
 // in a dimension costs at least that amount times the least weight per
-// unit of relief among the items left. Past coverSteps nodes it returns
+// unit of relief among the items left. Past c.limit nodes it returns
 // that bound of the whole problem, which stays a valid lower bound.
 func (c *coverProblem) minCover(w []float64, usable []bool, left []int32) coverResult {
 	n, dims := len(c.order), len(c.excess)
@@ -101,7 +103,7 @@ func (c *coverProblem) minCover(w []float64, usable []bool, left []int32) coverR
 		return coverResult{}
 	}
 	s.search(0, 0)
-	if s.steps > coverSteps {
+	if s.steps > c.limit {
 		if s.bestSet != nil && s.best <= root+boundEpsilon {
 			return coverResult{ok: true, cost: s.best, set: s.bestSet, exact: true}
 		}
@@ -159,7 +161,7 @@ func (s *coverSearch) covered() bool {
 // cost so far.
 func (s *coverSearch) search(i int, cost float64) {
 	s.steps++
-	if s.steps > coverSteps {
+	if s.steps > s.c.limit {
 		return
 	}
 	if s.covered() {

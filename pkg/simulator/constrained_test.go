@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
@@ -167,48 +168,80 @@ func TestConstrainedBoundSharedPDB(t *testing.T) {
 	}
 }
 
-// A node whose own budgets cannot clear it, and one no pod of which fits
-// anywhere, are named with why, whatever the plan.
+// Nodes no plan clears whatever the others do are named with why:
+// unreachable (all their evictable pods are too little), no_destination
+// (their pods fit no cool node), own_budgets (their budgets allow too few
+// of the pods that would clear them); and shared otherwise.
 func TestConstrainedBoundAloneReasons(t *testing.T) {
-	objs := sharedPDBCluster(400)
-	// n1's small pods join the PDB too: it needs two of its pods under a
-	// budget allowing one.
-	for _, p := range objs.Pods {
-		if p.Spec.NodeName == "n1" {
-			p.Labels["app"] = "big"
+	onN1 := func(objs snapshot.Objects, f func(p *v1.Pod)) {
+		for _, p := range objs.Pods {
+			if p.Spec.NodeName == "n1" {
+				f(p)
+			}
 		}
 	}
-	res, err := Run(quiet(), objs, t0, configFor(t, fmt.Sprintf(hotspotPolicy, true, ""), 1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	reasons := map[string]string{}
-	for _, u := range res.Summary.ConstrainedBoundUnclearableNodes {
-		reasons[u.Node] = u.Reason
-	}
-	// n1 clears with its big pod alone (2000m ≥ 1500m), so it is not
-	// "own_budgets": only one of n1..n3 clears, the others are shared.
-	if len(reasons) != 2 {
-		t.Fatalf("unclearable %v, want two of n1..n3", reasons)
-	}
-	objs = sharedPDBCluster(400)
-	for _, p := range objs.Pods {
-		if p.Spec.NodeName == "n1" {
-			p.Labels["app"] = "big"
-		}
-	}
-	objs.PodMetrics[types.NamespacedName{Namespace: "shop", Name: "big-n1"}] = steady(1000, 600<<20)
-	res, err = Run(quiet(), objs, t0, configFor(t, fmt.Sprintf(hotspotPolicy, true, ""), 1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	reasons = map[string]string{}
-	for _, u := range res.Summary.ConstrainedBoundUnclearableNodes {
-		reasons[u.Node] = u.Reason
-	}
-	// n1 now needs 1000m + 400m + 400m (or more), three pods of a budget
-	// allowing one: own_budgets. n2 and n3 share the one disruption.
-	if reasons["n1"] != unclearOwnBudgets || len(reasons) != 2 {
-		t.Errorf("unclearable %v, want n1 own_budgets and one of n2, n3 shared", reasons)
+	tests := []struct {
+		name   string
+		change func(objs *snapshot.Objects)
+		want   map[string]string // one of n2, n3 is cleared by the big pod
+	}{{
+		// n1's pods use 500 + 3×300 = 1400m, short of its 1500m excess.
+		name: "unreachable",
+		change: func(objs *snapshot.Objects) {
+			objs.PodMetrics[types.NamespacedName{Namespace: "shop", Name: "big-n1"}] = steady(500, 600<<20)
+			for s := 0; s < 3; s++ {
+				objs.PodMetrics[types.NamespacedName{Namespace: "shop", Name: fmt.Sprintf("s%d-n1", s)}] = steady(300, 600<<20)
+			}
+		},
+		want: map[string]string{"n1": unclearUnreachable},
+	}, {
+		// n1's pods select nodes labelled pool=gpu, which no cool node
+		// is.
+		name: "no_destination",
+		change: func(objs *snapshot.Objects) {
+			onN1(*objs, func(p *v1.Pod) { p.Spec.NodeSelector = map[string]string{"pool": "gpu"} })
+		},
+		want: map[string]string{"n1": unclearNoDestination},
+	}, {
+		// n1's small pods join the PDB and its big pod uses 1000m: it
+		// needs 1000 + 400 + 400 (or more), three pods of a budget allowing
+		// one.
+		name: "own_budgets",
+		change: func(objs *snapshot.Objects) {
+			onN1(*objs, func(p *v1.Pod) { p.Labels["app"] = "big" })
+			objs.PodMetrics[types.NamespacedName{Namespace: "shop", Name: "big-n1"}] = steady(1000, 600<<20)
+		},
+		want: map[string]string{"n1": unclearOwnBudgets},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			objs := sharedPDBCluster(400)
+			tc.change(&objs)
+			res, err := Run(quiet(), objs, t0, configFor(t, fmt.Sprintf(hotspotPolicy, true, ""), 1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			for _, u := range res.Summary.ConstrainedBoundUnclearableNodes {
+				got[u.Node] = u.Reason
+			}
+			// n2 and n3 share the one disruption: one of them stays hot.
+			shared := 0
+			for node, reason := range got {
+				if node == "n1" {
+					continue
+				}
+				if reason != unclearShared {
+					t.Errorf("%s: %s, want shared", node, reason)
+				}
+				shared++
+			}
+			if got["n1"] != tc.want["n1"] || shared != 1 {
+				t.Errorf("unclearable %v, want n1 %s and one of n2, n3 shared", got, tc.want["n1"])
+			}
+			if s := res.Summary; s.ConstrainedBound != 1 || !s.ConstrainedBoundExact {
+				t.Errorf("constrained bound %d exact %v, want 1 (the big pod of n2 or n3) exact", s.ConstrainedBound, s.ConstrainedBoundExact)
+			}
+		})
 	}
 }

@@ -156,7 +156,7 @@ func (h *HighNodeUtilization) ledger(logger klog.Logger, views nu.Views, cls nu.
 	if views.Mode == nu.ClassifyRequests {
 		return req
 	}
-	use := nu.UsageLedger(cls.Over, nil, nil, nu.UsageThresholds(h.band.Low, views.Measures), views.Measures)
+	use := nu.UsageLedger(cls.Over, nil, nu.UsageThresholds(h.band.Low, views.Measures), views.Measures)
 	logger.V(2).Info("Headroom on destination nodes", "view", nu.ViewUsage, "milliCPU", use.Headroom.MilliCPU,
 		"memoryBytes", use.Headroom.Memory)
 	return nu.NewViewLedger(nu.ViewLedgerConfig{Mode: views.Mode, Req: req, Use: use, Usage: views.Usage,

@@ -159,7 +159,7 @@ func (l *LowNodeUtilization) ledger(logger klog.Logger, views nu.Views, cls nu.C
 	// Sources are relieved to the target: releaseMargin only keeps a
 	// relieved node a source (tainted, not a new source) until it is
 	// clear of the line (see Hysteresis).
-	use := nu.UsageLedger(cls.Under, b.Use.High, b.Use.High, nil, views.Measures)
+	use := nu.UsageLedger(cls.Under, b.Use.High, nil, views.Measures)
 	use.Headroom.MilliCPU -= hot.Reserved.MilliCPU
 	use.Headroom.Memory -= hot.Reserved.Memory
 	logger.V(2).Info("Headroom on underutilized nodes", "view", nu.ViewUsage, "milliCPU", use.Headroom.MilliCPU,

@@ -246,10 +246,6 @@ func sampleOver(s snapshot.Sample, capacity resources.List, target Thresholds) b
 // State returns the state of a node (zero when it has no usable usage).
 func (h *Hot) State(node string) HotState { return h.nodes[node] }
 
-// Release returns the usage limits a source stays one down to: target -
-// releaseMargin, per resource.
-func (h *Hot) Release() Thresholds { return h.release }
-
 // UsageSource reports whether u is a usage source this cycle: hot and not
 // in its node cooldown.
 func (h *Hot) UsageSource(u *NodeUtil) bool {

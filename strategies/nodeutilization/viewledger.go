@@ -139,12 +139,13 @@ func NewViewLedger(c ViewLedgerConfig) *ViewLedger {
 
 // UsageLedger builds the usage view's HeadroomLedger of dests for the
 // per-pod accounted resources, cpu and memory when m measures them:
-// headroom up to limit (nil: 100%) in their usage views; a source is done
-// below target (nil: never, HighNodeUtilization, whose reasons quote
-// threshold). MetricResource is accounted by the ViewLedger itself.
-func UsageLedger(dests []*NodeUtil, limit, target, threshold Thresholds, m usage.Measures) *HeadroomLedger {
+// headroom up to target (nil: 100%) in their usage views, and a source is
+// done at or below the same target (nil: never, HighNodeUtilization,
+// whose reasons quote threshold). MetricResource is accounted by the
+// ViewLedger itself.
+func UsageLedger(dests []*NodeUtil, target, threshold Thresholds, m usage.Measures) *HeadroomLedger {
 	names := MeasuredNames(usage.Measures{CPUMemory: m.CPUMemory})
-	return &HeadroomLedger{View: ViewUsage, Headroom: Headroom(UsageViews(dests), limit, names),
+	return &HeadroomLedger{View: ViewUsage, Headroom: Headroom(UsageViews(dests), target, names),
 		Names: names, Target: target, Threshold: threshold}
 }
 

@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/usage-descheduler/descheduler/pkg/evictor"
 	"github.com/usage-descheduler/descheduler/pkg/explain"
 	"github.com/usage-descheduler/descheduler/pkg/predicates"
+	"github.com/usage-descheduler/descheduler/pkg/resources"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 )
 
@@ -27,21 +29,32 @@ type cbModel struct {
 	// dims are the destination dimensions ("usage/cpu", "requests/pods").
 	dims  []string
 	dests []cbDest
+	// initial is what the destinations can take before any plan.
+	initial planState
+	// order is the destinations by their room in the first dimension,
+	// least first, and firstRoom that room in that order (destFor).
+	order     []int
+	firstRoom []float64
+	// templates are the pods' scheduling templates (evictor.TemplateKey):
+	// one pod of each and, per destination, whether it fits there
+	// (predicates.FitsNode; 0 while not asked, see staticFit).
+	templates []cbTemplate
 	// guard is the budget state the plans start from.
 	guard *evictor.WorkloadGuard
 }
 
 // cbNode is one hot node: its covering problem (excess per over
 // dimension; per pod its relief and counters) and per pod its load on a
-// destination and the destinations it fits alone.
+// destination, its scheduling template and whether it fits some
+// destination alone.
 type cbNode struct {
 	name  string
 	over  map[string]float64
 	cover *coverProblem
 	infos []*snapshot.PodInfo
 	loads [][]float64
-	fits  [][]int
-	// movable is per pod whether fits has a destination.
+	tmpl  []int
+	// movable is per pod whether it fits some destination alone.
 	movable []bool
 	budget  *evictor.WorkloadBudget
 	// alone is why no plan clears the node even with every budget for
@@ -106,9 +119,19 @@ func buildModel(in explain.Input, targets []Target) (*cbModel, error) {
 		}
 	}
 	m.dests = destinations(in, targets, hot, m.dims)
-	static := map[string][]int{}
+	m.initial = planState{room: make([][]float64, len(m.dests)), free: make([]resources.List, len(m.dests))}
+	m.order = make([]int, len(m.dests))
+	for k, d := range m.dests {
+		m.initial.room[k], m.initial.free[k] = d.room, predicates.Free(d.ni)
+		m.order[k] = k
+	}
+	slices.SortStableFunc(m.order, func(a, b int) int { return cmp.Compare(first(m.dests[a].room), first(m.dests[b].room)) })
+	for _, k := range m.order {
+		m.firstRoom = append(m.firstRoom, first(m.dests[k].room))
+	}
+	keys := map[string]int{}
 	for i := range m.nodes {
-		m.fitNode(in, &m.nodes[i], static)
+		m.fitNode(in, &m.nodes[i], keys)
 	}
 	return m, nil
 }
@@ -255,38 +278,52 @@ func loadOf(in explain.Input, pi *snapshot.PodInfo, dims []string) []float64 {
 	return out
 }
 
-// fitNode fills n's loads, the destinations each pod fits alone
-// (predicates.FitsNode, answered once per scheduling template: static is
-// keyed by evictor.TemplateKey, labels included; and room in every
-// dimension) and whether it fits one at all.
-func (m *cbModel) fitNode(in explain.Input, n *cbNode, static map[string][]int) {
+// cbTemplate is one scheduling template: a pod of it and, per
+// destination, 1 when the pod fits there, 2 when not, 0 when not asked yet.
+type cbTemplate struct {
+	pod  *snapshot.PodInfo
+	fits []int8
+}
+
+// fitNode fills n's loads, the pods' templates (keyed by
+// evictor.TemplateKey, labels included; a pod whose key cannot be built
+// is a template of its own) and whether each fits some destination alone.
+func (m *cbModel) fitNode(in explain.Input, n *cbNode, keys map[string]int) {
 	n.loads = make([][]float64, len(n.infos))
-	n.fits = make([][]int, len(n.infos))
+	n.tmpl = make([]int, len(n.infos))
 	n.movable = make([]bool, len(n.infos))
 	var buf []byte
 	for j, pi := range n.infos {
 		n.loads[j] = loadOf(in, pi, m.dims)
 		var err error
 		buf, err = evictor.TemplateKey(buf[:0], pi, true)
-		fit, ok := static[string(buf)]
+		t, ok := keys[string(buf)]
 		if err != nil || !ok {
-			fit = []int{}
-			for k := range m.dests {
-				if predicates.FitsNode(pi, m.dests[k].ni) == "" {
-					fit = append(fit, k)
-				}
-			}
+			t = len(m.templates)
+			m.templates = append(m.templates, cbTemplate{pod: pi})
 			if err == nil {
-				static[string(buf)] = fit
+				keys[string(buf)] = t
 			}
 		}
-		for _, k := range fit {
-			if fitsRoom(n.loads[j], m.dests[k].room) {
-				n.fits[j] = append(n.fits[j], k)
-			}
-		}
-		n.movable[j] = len(n.fits[j]) > 0
+		n.tmpl[j] = t
+		n.movable[j] = m.destFor(n, j, m.initial) >= 0
 	}
+}
+
+// staticFit reports whether template t's pods fit destination k
+// (predicates.FitsNode), asking once per template and destination.
+func (m *cbModel) staticFit(t, k int) bool {
+	tp := &m.templates[t]
+	if tp.fits == nil {
+		tp.fits = make([]int8, len(m.dests))
+	}
+	if tp.fits[k] == 0 {
+		tp.fits[k] = 2
+		if predicates.FitsNode(tp.pod, m.dests[k].ni) == "" {
+			tp.fits[k] = 1
+		}
+	}
+	return tp.fits[k] == 1
 }
 
 // fitsRoom reports whether load fits room in every dimension.

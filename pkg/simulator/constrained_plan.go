@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"sort"
 
 	"github.com/usage-descheduler/descheduler/pkg/resources"
 )
@@ -76,42 +77,48 @@ func (n *cbNode) weights(lambda []float64, base float64) []float64 {
 // move is one pod of a node placed on a destination.
 type move struct{ pod, dest int }
 
-// place finds a destination for each pod of set on top of st, without
-// changing st; failed is the first pod without one (-1 when all have one).
-func (m *cbModel) place(n *cbNode, set []int, st planState) ([]move, int) {
+// place puts each pod of set on a destination in st, largest load first
+// (destFor). It returns the moves made, or, when a pod finds no
+// destination, that pod (failed ≥ 0) with st as it was.
+func (m *cbModel) place(n *cbNode, set []int, st planState) (moves []move, failed int) {
 	order := slices.Clone(set)
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(first(n.loads[b]), first(n.loads[a])) })
-	trial := planState{left: st.left, room: slices.Clone(st.room), free: slices.Clone(st.free)}
-	touched := map[int]bool{}
-	var moves []move
 	for _, j := range order {
-		k := m.destFor(n, j, trial)
+		k := m.destFor(n, j, st)
 		if k < 0 {
+			m.undo(n, moves, st)
 			return nil, j
 		}
-		if !touched[k] {
-			touched[k] = true
-			trial.room[k], trial.free[k] = slices.Clone(trial.room[k]), trial.free[k].Clone()
-		}
-		m.apply(n, j, k, trial)
+		m.apply(n, j, k, st)
 		moves = append(moves, move{pod: j, dest: k})
 	}
 	return moves, -1
 }
 
-// destFor returns the destination pod j of n fits on in st with the least
-// room left in the first dimension (-1: none).
-func (m *cbModel) destFor(n *cbNode, j int, st planState) int {
-	best := -1
-	for _, k := range n.fits[j] {
-		if !fitsRoom(n.loads[j], st.room[k]) || !resources.Fits(n.infos[j].Requests, st.free[k]) {
-			continue
+// undo takes moves of n's pods back from st.
+func (m *cbModel) undo(n *cbNode, moves []move, st planState) {
+	for _, mv := range moves {
+		for d, l := range n.loads[mv.pod] {
+			st.room[mv.dest][d] += l
 		}
-		if best < 0 || first(st.room[k]) < first(st.room[best]) {
-			best = k
+		st.free[mv.dest].Add(n.infos[mv.pod].Requests)
+	}
+}
+
+// destFor returns a destination pod j of n fits on in st (room in every
+// dimension, free requests, predicates.FitsNode), -1 when none: the first
+// in m.order, so the one with the least room in the first dimension
+// before any plan (best fit), starting at the first whose room then was
+// enough (room only shrinks).
+func (m *cbModel) destFor(n *cbNode, j int, st planState) int {
+	load := n.loads[j]
+	start := sort.SearchFloat64s(m.firstRoom, first(load)-boundEpsilon)
+	for _, k := range m.order[start:] {
+		if fitsRoom(load, st.room[k]) && resources.Fits(n.infos[j].Requests, st.free[k]) && m.staticFit(n.tmpl[j], k) {
+			return k
 		}
 	}
-	return best
+	return -1
 }
 
 // apply places pod j of n on destination k in st.

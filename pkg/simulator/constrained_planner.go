@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/usage-descheduler/descheduler/pkg/evictor"
-	"github.com/usage-descheduler/descheduler/pkg/predicates"
 	"github.com/usage-descheduler/descheduler/pkg/resources"
 )
 
@@ -72,8 +71,8 @@ type planState struct {
 func (m *cbModel) newPlanner(price pricing) *planner {
 	pl := &planner{m: m, price: price, guard: m.guard.Clone(), p: cbPlan{sets: make([][]int, len(m.nodes))},
 		st: planState{left: slices.Clone(m.left), room: make([][]float64, len(m.dests)), free: make([]resources.List, len(m.dests))}}
-	for k, d := range m.dests {
-		pl.st.room[k], pl.st.free[k] = slices.Clone(d.room), predicates.Free(d.ni)
+	for k := range m.dests {
+		pl.st.room[k], pl.st.free[k] = slices.Clone(m.initial.room[k]), m.initial.free[k].Clone()
 	}
 	return pl
 }
@@ -103,7 +102,7 @@ func (pl *planner) clear(i int) {
 	}
 	usable := make([]bool, len(n.infos))
 	for j := range usable {
-		usable[j] = m.destFor(n, j, st) >= 0
+		usable[j] = n.movable[j] && m.destFor(n, j, st) >= 0
 	}
 	w := pl.price(n, st.left)
 	for try := 0; try < 3; try++ {
@@ -128,9 +127,8 @@ func (pl *planner) clearWith(i int, set []int) bool {
 	return pl.commit(i, set) < 0
 }
 
-// commit clears node i with set: every pod placed (largest load first,
-// each on the destination with the least room left that takes it) and
-// accepted by the workload guard in turn. It returns -1, or the first
+// commit clears node i with set: every pod placed (place) and accepted by
+// the workload guard in turn. It returns -1, or the first
 // pod that could not be placed or that the guard refused (nothing
 // changed then).
 func (pl *planner) commit(i int, set []int) int {
@@ -143,14 +141,12 @@ func (pl *planner) commit(i int, set []int) int {
 	g := pl.guard.Clone()
 	for _, j := range set {
 		if !g.Allows(n.infos[j].Pod, n.budget) {
+			m.undo(n, moves, st)
 			return j
 		}
 		g.Record(n.infos[j].Pod)
 	}
 	pl.guard = g
-	for _, mv := range moves {
-		m.apply(n, mv.pod, mv.dest, st)
-	}
 	for _, j := range set {
 		for _, k := range n.cover.items[j].charges {
 			st.left[k]--

@@ -9,6 +9,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/usage-descheduler/descheduler/pkg/evictor"
+	"github.com/usage-descheduler/descheduler/pkg/predicates"
 	"github.com/usage-descheduler/descheduler/pkg/resources"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 	b "github.com/usage-descheduler/descheduler/test/builders"
@@ -100,7 +101,8 @@ func randomModel(t *testing.T, r *rand.Rand, nodes, counters int) *cbModel {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &cbModel{guard: evictor.NewWorkloadGuard(snap), dests: []cbDest{{ni: snap.Nodes()[0]}}}
+	m := &cbModel{guard: evictor.NewWorkloadGuard(snap), dests: []cbDest{{ni: snap.Nodes()[0]}}, order: []int{0},
+		firstRoom: []float64{0}, initial: planState{room: [][]float64{nil}, free: []resources.List{predicates.Free(snap.Nodes()[0])}}}
 	for k := 0; k < counters; k++ {
 		m.keys = append(m.keys, fmt.Sprintf("c%d", k))
 		m.left = append(m.left, int32(r.IntN(3)))
@@ -111,7 +113,8 @@ func randomModel(t *testing.T, r *rand.Rand, nodes, counters int) *cbModel {
 		for j := range items {
 			pod := b.MakePod("shop", fmt.Sprintf("p%d-%d", i, j)).Node("x").Obj()
 			n.infos = append(n.infos, &snapshot.PodInfo{Pod: pod, Requests: resources.List{}})
-			n.loads, n.fits, n.movable = append(n.loads, nil), append(n.fits, []int{0}), append(n.movable, true)
+			n.loads, n.tmpl, n.movable = append(n.loads, nil), append(n.tmpl, len(m.templates)), append(n.movable, true)
+			m.templates = append(m.templates, cbTemplate{pod: n.infos[j], fits: []int8{1}})
 		}
 		m.nodes = append(m.nodes, n)
 	}

@@ -134,8 +134,9 @@
 // of its view in usage and requests). A node is cleared by a set of its
 // pods covering its excess in every dimension (minCover, an exact branch
 // and bound per node). The solver (solve) first builds plans: nodes in
-// order, each cleared by its cheapest set, placed best-fit on
-// destinations and accepted by a cloned workload guard (plan); a local
+// order, each cleared by its cheapest set, its pods placed largest first
+// on the destination with the least room that takes them (destFor) and
+// accepted by a cloned workload guard (plan); a local
 // search on the counters clears a node the plan left out directly or by
 // taking the counters of one cleared node that can clear itself again
 // otherwise (search). Two Lagrangian relaxations of the shared counters

@@ -243,13 +243,10 @@ func firstBounds(in explain.Input, targets []Target) (Bound, []UnreachableNode, 
 	var sum Bound
 	var unreachable []UnreachableNode
 	for i, t := range targets {
-		scoped := in
-		r := snapshot.NewRestrictionFunc(in.Snapshot, func(n *v1.Node) bool { return scopeOf(targets, n) == i })
-		snap, err := r.Restrict(in.Snapshot)
+		scoped, err := scopedInput(in, targets, i)
 		if err != nil {
 			return Bound{}, nil, err
 		}
-		scoped.Snapshot = snap
 		b, u, err := firstBound(scoped, t)
 		if err != nil {
 			return Bound{}, nil, err

@@ -69,10 +69,16 @@ func TestUsageOrderAndFit(t *testing.T) {
 		// <= 3200 (the seed order would take lo1, lo2 and then hi).
 		{"the lowest band cannot relieve: largest first across bands", nu.ClassifyUsage, 4000, cool,
 			[]qPod{{"lo1", 0, 300}, {"lo2", 0, 300}, {"hi", 100, 900}}, "[ns/hi]"},
-		// 800m to shed; the no-priority band can (500 + 400 = 900m): its
-		// largest first, 4000 − 500 = 3500, − 400 = 3100; hi is spared.
-		{"the lowest band can relieve: it alone, largest first", nu.ClassifyUsage, 4000, cool,
-			[]qPod{{"lo2", 0, 400}, {"lo1", 0, 500}, {"hi", 100, 900}}, "[ns/lo1 ns/lo2]"},
+		// 800m to shed; the no-priority band can (500 + 400 = 900m), but
+		// with two pods where hi alone does: the fewest evictions first,
+		// 4000 − 900 = 3100.
+		{"one pod of a higher band clears the node: it alone", nu.ClassifyUsage, 4000, cool,
+			[]qPod{{"lo2", 0, 400}, {"lo1", 0, 500}, {"hi", 100, 900}}, "[ns/hi]"},
+		// hi (700m) alone cannot (3300 > 3200), so two pods are needed and
+		// the no-priority band has two that do: lo1 (500m) then lo2
+		// (400m), 4000 − 900 = 3100; hi is spared.
+		{"as few pods in the lowest band: that band, largest first", nu.ClassifyUsage, 4000, cool,
+			[]qPod{{"lo2", 0, 400}, {"lo1", 0, 500}, {"hi", 100, 700}}, "[ns/lo1 ns/lo2]"},
 		// Destinations at 2000m have 1200m room: d (1500m) fits none, c
 		// (1000m) does: 4000 − 1000 = 3000 <= 3200.
 		{"fit: the largest pod has no room anywhere", nu.ClassifyUsage, 4000,
@@ -100,25 +106,26 @@ func TestUsageOrderAndFit(t *testing.T) {
 }
 
 // The per-node limit decides which bands suffice. n1 must shed 800m
-// (4000 → 3200m); the no-priority band holds lo1 (700m) and lo2 (200m).
+// (4000 → 3200m); the no-priority band holds lo1 (700m), lo2 (200m) and
+// lo3 (150m), the priority-100 band hi (500m). No pod alone relieves
+// 800m; two do (700 + 500 = 1200m, or 700 + 200 = 900m in the lowest
+// band).
 func TestUsageOrderNodeLimit(t *testing.T) {
-	pods := []qPod{{"lo1", 0, 700}, {"lo2", 0, 200}, {"hi", 100, 900}}
+	pods := []qPod{{"lo1", 0, 700}, {"lo2", 0, 200}, {"lo3", 0, 150}, {"hi", 100, 500}}
 	cool := map[string]int64{"n2": 1000, "n3": 1000}
 	for _, tc := range []struct {
 		name  string
 		limit *int
 		want  string
 	}{
-		// 700 + 200 = 900m >= 800m: the band suffices; 4000 − 700 − 200 =
+		// Two pods of the band reach 900m >= 800m: 4000 − 700 − 200 =
 		// 3100m; hi is spared.
-		{"no limit: the lowest band", nil, "[ns/lo1 ns/lo2]"},
-		// Two pods of the band still reach 900m.
-		{"limit 2: the lowest band", ptrTo(2), "[ns/lo1 ns/lo2]"},
-		// One pod of the band relieves at most 700m < 800m, so the band is
-		// merged with hi's: hi (900m) alone, 4000 − 900 = 3100m. Counting
-		// the band's sum instead would evict lo1 and stop at the limit
-		// with n1 at 3300m, over the goal.
-		{"limit 1: one pod of the next band", ptrTo(1), "[ns/hi]"},
+		{"no limit: two pods of the lowest band", nil, "[ns/lo1 ns/lo2]"},
+		{"limit 2: the same", ptrTo(2), "[ns/lo1 ns/lo2]"},
+		// One pod cannot clear n1 in this cycle: the two that clear it over
+		// two cycles are lo1 and lo2, and lo1 (the larger) goes now; lo3 is
+		// no part of that and stays.
+		{"limit 1: the larger pod of the two that clear it", ptrTo(1), "[ns/lo1]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := usageArgs(api.SourceKubernetesMetrics, nu.ClassifyUsage)

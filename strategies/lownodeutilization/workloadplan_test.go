@@ -22,19 +22,29 @@ func TestPlanCountsWorkloadBudgets(t *testing.T) {
 		budgets map[string]int // workload "w" holds the pods named w*
 		want    string         // candidates; "!" marks ExpectRefusal
 	}{{
-		// Without budgets the no-priority band relieves n1 (500 + 300 +
-		// 300 = 1100m >= 800m): w1 (500m, 3500m), lo1 (300m, 3200m).
-		name: "no budget: the lowest band, largest first",
-		pods: []qPod{{"lo1", 0, 300}, {"lo2", 0, 300}, {"w1", 0, 500}, {"hi", 100, 900}},
+		// No pod alone relieves 800m (hi: 700m); two do, and the
+		// no-priority band has two: w1 (500m, 3500m), lo1 (300m, 3200m).
+		name: "no budget: two pods of the lowest band, largest first",
+		pods: []qPod{{"lo1", 0, 300}, {"lo2", 0, 300}, {"w1", 0, 500}, {"hi", 100, 700}},
 		want: "[ns/w1 ns/lo1]",
 	}, {
 		// w1 may not go: the no-priority band counts 600m < 800m without
-		// it, so it is merged with the next band and hi (900m) goes alone:
-		// 3100m. w1 is after hi in that order and never reached.
+		// it, so it is merged with the next band: hi (700m, 3300m), then
+		// w1 is proposed for the refusal to be reported, then lo1 (300m,
+		// 3000m).
 		name:    "a refused pod does not count towards the band that relieves the node",
-		pods:    []qPod{{"lo1", 0, 300}, {"lo2", 0, 300}, {"w1", 0, 500}, {"hi", 100, 900}},
+		pods:    []qPod{{"lo1", 0, 300}, {"lo2", 0, 300}, {"w1", 0, 500}, {"hi", 100, 700}},
 		budgets: map[string]int{"w": 0},
-		want:    "[ns/hi]",
+		want:    "[ns/hi !ns/w1 ns/lo1]",
+	}, {
+		// w1 (900m) alone would relieve n1 but may not go now, and the
+		// others (300 + 200 = 500m) cannot: n1 waits for w's budget. The
+		// plan proposes w1 for the refusal to be reported and spends no
+		// eviction on a and b, which would leave n1 hot.
+		name:    "a refused pod that alone clears the node: nothing else goes",
+		pods:    []qPod{{"a", 0, 300}, {"b", 0, 200}, {"w1", 0, 900}},
+		budgets: map[string]int{"w": 0},
+		want:    "[!ns/w1]",
 	}, {
 		// One pod of w may go: w1 (600m, 3400m), then w2 would be the
 		// second of w, so it is proposed for the refusal to be reported

@@ -111,24 +111,33 @@
 // (priority ascending, none first; within a priority, pods with the
 // prefer-no-eviction annotation after the others; QoS does not order
 // them). Let excess = used(r) − goal(r) × allocatable(r) (goal: the usage
-// ledger's target; LowNodeUtilization relieves to the target). The bands are merged from
-// the lowest up to the first band b* at which the pods of bands <= b* that
-// count (relief >= MinRelief, not refused by the plan's workload budgets
-// and, with the usage fit, fitting some destination) reach the excess
-// together — with a per-node eviction limit (the plugin's
-// evictionLimits.node, the policy's maxNoOfPodsToEvictPerNode), the
-// largest of them that the limit still lets go, so a band of many small
-// pods does not count as sufficient when the limit would stop the node
-// short of its goal; within the merged bands the pod
-// using most of r goes first, so the node gets under target with the
-// fewest evictions without touching a band above b*. When no band
-// suffices, bands keep their order (lowest priority first) and within a
-// band the largest relief first. Ties by namespace and name. Example:
-// excess 800m, no-priority pods of 300m and 300m, a priority-100 pod of
-// 900m: the no-priority band (600m) cannot relieve the node, so the 900m
-// pod goes alone (the seed order would evict all three). A pod relieves a
-// usage resource only when it uses at least MinRelief (LowNodeUtilization's
-// minPodRelief, default 1) percent of the source's allocatable of it:
+// ledger's target; LowNodeUtilization relieves to the target). A pod counts
+// when its relief is at least MinRelief, the plan's workload budgets do not
+// refuse it and, with the usage fit, it fits some destination. The fewest
+// evictions come first: k is the fewest counted pods whose reliefs reach
+// the excess (the k largest; exact for one resource), within the per-node
+// eviction limit (the plugin's evictionLimits.node, the policy's
+// maxNoOfPodsToEvictPerNode). Priority decides among sets of that size:
+// the bands are merged from the lowest up to the first band b* at which the
+// k largest counted reliefs of bands <= b* reach the excess, and within the
+// merged bands the pod using most of r goes first. So one busy pod of a
+// higher priority goes rather than several small ones of a lower priority,
+// and a higher band is not touched when a lower one clears the node with as
+// few pods. Example: excess 800m, no-priority pods of 500m and 400m, a
+// priority-100 pod of 900m: the 900m pod goes alone; were it 700m, no pod
+// alone would do and the no-priority pair goes.
+//
+// When no k within the limit exists (the budgets refuse pods that the node
+// needs, or the limit stops it short), the order is that of the fewest
+// pods that clear the node whatever the budgets and the limit (the same
+// band rule, by the reliefs that may move), and only those pods are
+// considered: the ones allowed now go, the others wait for their budgets
+// or the next cycle. No eviction is spent on pods outside that set, which
+// would leave the node hot. When no set of pods that may move clears the
+// node, it loses none (SkipUnreachable). Ties by namespace and name. A pod
+// relieves a usage resource only when it uses at least MinRelief
+// (LowNodeUtilization's minPodRelief, default 1) percent of the source's
+// allocatable of it:
 // usage% = used × 100 ÷ allocatable >= MinRelief and used > 0 (see
 // DefaultMinPodRelief for why).
 //

@@ -295,11 +295,10 @@ func (m *mover) evictable(src *NodeUtil, evicted int) ([]*snapshot.PodInfo, stri
 		}
 	}
 	if ps, ok := m.e.Ledger.(PodSorter); ok {
-		var refused func(*v1.Pod) bool
-		if m.plan != nil {
-			refused = func(pod *v1.Pod) bool { return !m.plan.Allows(pod) }
-		}
-		skip = ps.SortPods(src, out, refused, m.nodeLeft(src, evicted))
+		out = m.tolerated(out)
+		var take int
+		take, skip = ps.SortPods(src, out, func(pod *v1.Pod) bool { return m.refusedNow(pod, src) }, m.nodeLeft(src, evicted))
+		out = out[:take]
 	} else {
 		SortPods(out)
 	}
@@ -307,4 +306,34 @@ func (m *mover) evictable(src *NodeUtil, evicted int) ([]*snapshot.PodInfo, stri
 		v.Info("Evictable pods on node", "node", src.Name(), "pods", len(src.Info.Pods), "evictable", len(out))
 	}
 	return out, skip
+}
+
+// tolerated drops the pods no destination's taints let in: take would
+// skip them, and the ledger's order must not count them (logged at V(4)).
+func (m *mover) tolerated(pods []*snapshot.PodInfo) []*snapshot.PodInfo {
+	kept := pods[:0]
+	for _, pi := range pods {
+		if t, bad := m.taints.untolerated(pi.Pod); bad {
+			if m.logger.V(4).Enabled() {
+				m.skipped(pi.Pod, "taint "+t.ToString()+" not tolerated by any destination")
+			}
+			continue
+		}
+		kept = append(kept, pi)
+	}
+	return kept
+}
+
+// refusedNow reports whether take would refuse pod in this cycle for a
+// reason that passes (the Skip rules such as a workload cooldown, the
+// namespace eviction limit, the workload budget as the plan counts it):
+// a PodSorter does not count it towards relieving src now.
+func (m *mover) refusedNow(pod *v1.Pod, src *NodeUtil) bool {
+	if m.e.Skip != nil && m.e.Skip(pod) != "" {
+		return true
+	}
+	if !m.budget.Allows(pod, src.Name()) {
+		return true
+	}
+	return m.plan != nil && !m.plan.Allows(pod)
 }

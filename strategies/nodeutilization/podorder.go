@@ -12,33 +12,35 @@ import (
 
 // SortPods implements PodSorter. On a source that is over by a measured
 // usage resource (cpu or memory: the resource deciding the eviction, see
-// ViewLedger.deciding) the order is the usage order: priority band
-// (priority ascending, no priority first), then pods without the
-// prefer-no-eviction annotation, then the pod using the most of the
-// deciding resource first (the largest relief, so the node gets under
-// target with the fewest evictions), then namespace and name; QoS does not
-// order pods within a band there. Pods refused (the workload budget as
-// the plan counts it) keep their place but do not count towards the sum
-// that picks the merged bands, and with a limit (the pods src may still
-// lose in this cycle) only the limit's largest reliefs count
-// (sufficientPrefix). Otherwise (requests, or MetricResource
-// deciding: a pod's share of it is unknown) the seed order (SortPods),
-// as upstream.
+// ViewLedger.deciding) the order is the usage order: the fewest pods whose
+// reliefs reach the source's excess come first (fewest; pods refused now,
+// by the workload budget as the plan counts it or by the strategy's own
+// rules, keep their place but do not count, and no more than limit, the
+// pods src may still lose in this cycle); among sets of that size the
+// lowest priority bands that have one (sufficientPrefix with that size),
+// the pod using the most of the deciding resource first, then namespace
+// and name; QoS does not order pods within a band there. When no such set
+// exists, the fewest pods that clear src whatever the refusals and the
+// limit are ordered the same way and take limits the loop to them, so src
+// waits for its budgets or the next cycle instead of losing pods that
+// leave it hot. Otherwise (requests, or MetricResource deciding: a pod's
+// share of it is unknown) the seed order (SortPods), as upstream.
 //
 // In the usage order it also says when src should lose no pod in this
 // cycle (the PodSorter contract): when no set of its pods that may move
 // reaches its excess, whatever the budgets and the limit
 // (SkipUnreachable).
-func (l *ViewLedger) SortPods(src *NodeUtil, pods []*snapshot.PodInfo, refused func(*v1.Pod) bool, limit int) (skip string) {
+func (l *ViewLedger) SortPods(src *NodeUtil, pods []*snapshot.PodInfo, refused func(*v1.Pod) bool, limit int) (take int, skip string) {
 	r, _, _, ok := l.deciding(src, nil, l.use.Target)
 	if l.use.Target == nil || !l.isUse(src) || !ok || r == MetricResource {
 		SortPods(pods)
-		return ""
+		return len(pods), ""
 	}
 	type keyed struct {
-		band   PriorityBand
-		relief int64
-		pi     *snapshot.PodInfo
+		band    PriorityBand
+		relief  int64
+		movable int64 // relief when the pod may move, whatever the budgets; else 0
+		pi      *snapshot.PodInfo
 	}
 	ks := make([]keyed, len(pods))
 	for i, pi := range pods {
@@ -55,26 +57,67 @@ func (l *ViewLedger) SortPods(src *NodeUtil, pods []*snapshot.PodInfo, refused f
 		bands[i] = k.band
 		if l.enough(src, k.relief, r) && (l.fit == nil || l.fitFor(k.pi, l.podUse(k.pi).amount) != nil) {
 			movable[i] = k.relief
+			ks[i].movable = k.relief
 			if refused == nil || !refused(k.pi.Pod) {
 				reliefs[i] = k.relief
 			}
 		}
 	}
 	excess := l.excess(src, r)
-	n := sufficientPrefix(bands, reliefs, excess, limit)
-	if n > 0 {
-		head := ks[:n]
-		slices.SortStableFunc(head, func(a, b keyed) int { return cmp.Compare(b.relief, a.relief) })
+	take = len(ks)
+	n := 0
+	if k := fewest(reliefs, excess, limit); k > 0 {
+		// Cleared in this cycle: by the fewest pods that may go now, from
+		// the lowest bands that have that many, the largest first.
+		n = sufficientPrefix(bands, reliefs, excess, k)
+		slices.SortStableFunc(ks[:n], func(a, b keyed) int { return cmp.Compare(b.relief, a.relief) })
+	} else if k := fewest(movable, excess, -1); k > 0 {
+		// Not in this cycle (the budgets refuse some of the fewest pods
+		// that clear it, or the limit stops it short): those pods,
+		// whatever the budgets, and no other. The loop takes the ones
+		// that may go now; the others wait for their budgets or the next
+		// cycle's limit, so no pod outside the set is spent on a node
+		// that stays hot.
+		n = sufficientPrefix(bands, movable, excess, k)
+		slices.SortStableFunc(ks[:n], func(a, b keyed) int { return cmp.Compare(b.movable, a.movable) })
+		take = k
 	}
 	for i := range ks {
 		pods[i] = ks[i].pi
 	}
-	if n == 0 && excess > 0 && sufficientPrefix(bands, movable, excess, -1) == 0 {
-		return SkipUnreachable
+	if n == 0 && excess > 0 {
+		return 0, SkipUnreachable
 	}
-	// Relieved now, or over several cycles (more pods than the limit lets
-	// go, or pods whose budgets come back later).
-	return ""
+	return take, ""
+}
+
+// fewest returns how few of reliefs (> 0 counts) reach excess (> 0)
+// together, the largest first, or 0 when excess is not positive or more
+// than limit (< 0: any number) of them would be needed. Taking the largest
+// first is exact for one resource: no k reliefs sum to more than the k
+// largest.
+func fewest(reliefs []int64, excess int64, limit int) int {
+	if excess <= 0 || limit == 0 {
+		return 0
+	}
+	sorted := make([]int64, 0, len(reliefs))
+	for _, r := range reliefs {
+		if r > 0 {
+			sorted = append(sorted, r)
+		}
+	}
+	slices.SortFunc(sorted, func(a, b int64) int { return cmp.Compare(b, a) })
+	sum := int64(0)
+	for i, r := range sorted {
+		if limit > 0 && i >= limit {
+			return 0
+		}
+		sum += r
+		if sum >= excess {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // SkipUnreachable is why a source loses no pod in a cycle
@@ -112,9 +155,9 @@ func (a PriorityBand) Compare(b PriorityBand) int {
 // sorted by band, that ends at a band boundary and whose reliefs can
 // together reach excess (> 0) with at most limit pods (< 0: any number):
 // the sum of its limit largest reliefs reaches excess. 0 when excess is
-// not positive or no prefix does (then SortPods either skips the node or,
-// when it needs more pods than the limit lets go in one cycle, keeps the
-// plain band order: the lowest priorities go first). Without the limit, a
+// not positive or no prefix does. SortPods passes the fewest pods that
+// reach excess (fewest) as the limit, so the prefix holds a set of that
+// size from the lowest bands that have one. Without the limit, a
 // band of many small pods would count as sufficient although the per-node
 // limit stops the node short of its goal, when one pod of the next band
 // would have relieved it.

@@ -156,3 +156,20 @@ func TestSteerOpenCount(t *testing.T) {
 		})
 	}
 }
+
+// fewest: reliefs 500, 400, 300, 0 (a pod that does not count). Excess
+// 400: 500 alone, 1; 800: 500 + 400, 2; 1200: 500 + 400 + 300, 3; 1300:
+// 1200 in all, 0. With a limit of 2, 1200 needs 3: 0; limit 0 or excess 0:
+// 0.
+func TestFewest(t *testing.T) {
+	reliefs := []int64{300, 0, 500, 400}
+	for _, tc := range []struct {
+		excess int64
+		limit  int
+		want   int
+	}{{400, -1, 1}, {800, -1, 2}, {1200, -1, 3}, {1300, -1, 0}, {1200, 2, 0}, {800, 2, 2}, {100, 0, 0}, {0, -1, 0}} {
+		if got := fewest(reliefs, tc.excess, tc.limit); got != tc.want {
+			t.Errorf("excess %d, limit %d: %d, want %d", tc.excess, tc.limit, got, tc.want)
+		}
+	}
+}

@@ -19,9 +19,10 @@ type PodSorter interface {
 	// workload budget, framework.WorkloadPlan): they keep their place in
 	// the order but must not count towards relieving src. limit is the
 	// most pods src may still lose in this cycle (the per-node eviction
-	// limits; < 0: none). It returns why src should lose no pod in this
-	// cycle (SkipUnreachable), or "".
-	SortPods(src *NodeUtil, pods []*snapshot.PodInfo, refused func(*v1.Pod) bool, limit int) (skip string)
+	// limits; < 0: none). It returns how many of the ordered pods the
+	// loop may consider (the others stay) and why src should lose no pod
+	// in this cycle (SkipUnreachable), or "".
+	SortPods(src *NodeUtil, pods []*snapshot.PodInfo, refused func(*v1.Pod) bool, limit int) (take int, skip string)
 }
 
 // ViewLedger is the Ledger of modes Both and Usage: it wraps the request

@@ -147,7 +147,10 @@
 // onto a destination without usage room makes a new hotspot, and the
 // workload is evicted again. Two rules keep replacements where they fit:
 //
-//   - Usage fit (UsageFit): a pod moves only when some destination has
+//   - Usage fit (UsageFit): a pod moves only when some destination
+//     admits it (its nodeSelector, required node affinity and tolerations
+//     against the node's NoSchedule/NoExecute taints; not cordoned: a
+//     replacement that may only land on hot nodes relieves nothing), has
 //     request room for it and usage room room(d, r) = target(r)% ×
 //     allocatable(d, r) − used(d, r) >= the pod's usage of r for every
 //     measured r; its requests and usage are then reserved on the

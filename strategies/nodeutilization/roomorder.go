@@ -7,6 +7,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/usage-descheduler/descheduler/pkg/resources"
+	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 )
 
 // roomOrder keeps the usage fit's candidate destinations (those with a
@@ -31,12 +32,23 @@ type roomOrder struct {
 	names   []v1.ResourceName
 	maxFree resources.List
 	maxRoom resources.List
+	// places caches, per placement (placementKey), whether each member
+	// (by rank) admits it (admits); only pods with a nodeSelector or a
+	// required node affinity and members with hard taints or cordoned
+	// need the check.
+	places map[placementKey][]int8
+	// plain marks the members without NoSchedule/NoExecute taints that
+	// are schedulable: a pod without node constraints fits them all.
+	plain map[*NodeUtil]bool
+	// ranks is the number of the ledger's destinations (ranks are below).
+	ranks int
 }
 
 // newRoomOrder orders the members of dests: those with a usage view and,
 // when open is not nil, open.
 func newRoomOrder(dests []*NodeUtil, open map[string]bool, limit Thresholds, names []v1.ResourceName) *roomOrder {
-	o := &roomOrder{room: map[*NodeUtil]float64{}, rank: map[*NodeUtil]int{}, limit: limit, names: names}
+	o := &roomOrder{room: map[*NodeUtil]float64{}, rank: map[*NodeUtil]int{}, limit: limit, names: names,
+		places: map[placementKey][]int8{}, plain: map[*NodeUtil]bool{}, ranks: len(dests)}
 	for i, d := range dests {
 		if d.Usage == nil || (open != nil && !open[d.Name()]) {
 			continue
@@ -44,6 +56,7 @@ func newRoomOrder(dests []*NodeUtil, open map[string]bool, limit Thresholds, nam
 		o.nodes = append(o.nodes, d)
 		o.rank[d] = i
 		o.room[d] = roomPercent(d.Usage, limit, names)
+		o.plain[d] = plainNode(d.Info)
 		o.raiseBounds(d)
 	}
 	slices.SortFunc(o.nodes, o.compare)
@@ -85,9 +98,12 @@ func (o *roomOrder) update(d *NodeUtil) {
 	o.raiseBounds(d)
 }
 
-// first returns the member with the most room whose free requests hold req
-// and whose usage room holds use (fitsFree, fitsRoom); nil when none.
-func (o *roomOrder) first(req, use resources.List) *NodeUtil {
+// first returns the member with the most room that admits pi (its
+// nodeSelector, required node affinity and tolerations, see admits),
+// whose free requests hold pi's requests and whose usage room holds use
+// (fitsFree, fitsRoom); nil when none.
+func (o *roomOrder) first(pi *snapshot.PodInfo, use resources.List) *NodeUtil {
+	req := pi.Requests
 	for _, r := range []v1.ResourceName{v1.ResourceCPU, v1.ResourceMemory, v1.ResourcePods} {
 		if v := req.Get(r); v > 0 && v > o.maxFree.Get(r) {
 			return nil
@@ -99,7 +115,7 @@ func (o *roomOrder) first(req, use resources.List) *NodeUtil {
 		}
 	}
 	for _, d := range o.nodes {
-		if fitsFree(req, d) && fitsRoom(d.Usage, o.limit, o.names, use) {
+		if fitsFree(req, d) && fitsRoom(d.Usage, o.limit, o.names, use) && o.admits(pi, d) {
 			return d
 		}
 	}

@@ -221,7 +221,7 @@ func (l *ViewLedger) fitFor(pi *snapshot.PodInfo, pu resources.List) *NodeUtil {
 // first); nil when none. The destinations are kept in that order
 // (roomOrder), so this is not a scan of all of them.
 func (l *ViewLedger) roomiest(pi *snapshot.PodInfo, pu resources.List) *NodeUtil {
-	return l.order.first(pi.Requests, pu)
+	return l.order.first(pi, pu)
 }
 
 // destination returns where a pod is expected to land in mode Usage: the

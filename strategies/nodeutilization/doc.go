@@ -158,7 +158,16 @@
 //     (aggregate headroom alone let many pods count the same room). Pods
 //     evicted earlier in the cycle (a plan after a refused eviction, or a
 //     later strategy: snapshot.Removed) are reserved first on their
-//     expected destinations (reserveInFlight).
+//     expected destinations (reserveInFlight). A pod with node constraints
+//     (nodeSelector or required node affinity) has few nodes to land on,
+//     and the kube-scheduler's default topology spread sends its
+//     replacement to the admitting node with the fewest pods of its
+//     controller, again and again: so it is reserved where the scheduler
+//     is expected to put it (the admitting destination with the fewest
+//     pods of its controller, counting those the plan sends there, then
+//     the most free requests) and moves only when that node has usage
+//     room for it. Without this, replicas of one controller stacked on the
+//     one admitting node that had none and turned it hot.
 //   - Steering (with softTaint scope NotUnderutilized): while some node is
 //     hot, only the destinations with the most absolute usage room stay
 //     untainted (Steer; their equals too): 2 per source for up to 4

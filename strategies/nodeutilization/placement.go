@@ -5,8 +5,10 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/usage-descheduler/descheduler/pkg/predicates"
+	"github.com/usage-descheduler/descheduler/pkg/resources"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 )
 
@@ -81,4 +83,90 @@ func (o *roomOrder) admits(pi *snapshot.PodInfo, d *NodeUtil) bool {
 		}
 	}
 	return row[i] == 1
+}
+
+// predicted returns where the kube-scheduler is expected to put a pod with
+// node constraints among the members that admit it and have free requests
+// for it: the one with the fewest pods of its controller (the default
+// topology spread of the scheduler's system defaults scores by that
+// count, and a constraint leaves it few nodes to spread over), the most
+// free requests among those (LeastAllocated), then the roomiest. Pods the
+// plan already expects there count (place). The pod moves only if that
+// member has usage room for it: sending the replicas of one controller to
+// the one admitting node that has fewest of them turned it hot.
+func (o *roomOrder) predicted(pi *snapshot.PodInfo, use resources.List) *NodeUtil {
+	owner := controllerUID(pi.Pod)
+	var best *NodeUtil
+	bestCount := 0
+	for _, d := range o.byFree {
+		if !fitsFree(pi.Requests, d) || !o.admits(pi, d) {
+			continue
+		}
+		if n := o.replicas(owner, d); best == nil || n < bestCount {
+			best, bestCount = d, n
+			if n == 0 {
+				break // no member has fewer; the rest have less free
+			}
+		}
+	}
+	if best == nil || !fitsRoom(best.Usage, o.limit, o.names, use) {
+		return nil
+	}
+	return best
+}
+
+// replicas returns how many pods of the controller owner d runs, with
+// those the plan expects there; 0 without a controller.
+func (o *roomOrder) replicas(owner types.UID, d *NodeUtil) int {
+	if owner == "" {
+		return 0
+	}
+	counts, ok := o.owned[owner]
+	if !ok {
+		counts = map[*NodeUtil]int{}
+		o.owned[owner] = counts
+	}
+	n, ok := counts[d]
+	if !ok {
+		for _, pi := range d.Info.Pods {
+			if controllerUID(pi.Pod) == owner {
+				n++
+			}
+		}
+		counts[d] = n
+	}
+	return n
+}
+
+// place records that the plan expects pi on d (predicted counts it).
+func (o *roomOrder) place(pi *snapshot.PodInfo, d *NodeUtil) {
+	if !constrained(pi.Pod) {
+		return
+	}
+	if owner := controllerUID(pi.Pod); owner != "" {
+		o.owned[owner][d] = o.replicas(owner, d) + 1
+	}
+}
+
+// controllerUID is the UID of pod's controller, "" when it has none.
+func controllerUID(pod *v1.Pod) types.UID {
+	for i := range pod.OwnerReferences {
+		if ref := &pod.OwnerReferences[i]; ref.Controller != nil && *ref.Controller {
+			return ref.UID
+		}
+	}
+	return ""
+}
+
+// freeShare is the mean of d's free cpu and memory requests as a share of
+// its allocatable, by which the kube-scheduler's LeastAllocated scores.
+func freeShare(d *NodeUtil) float64 {
+	share := func(r v1.ResourceName) float64 {
+		c := d.Capacity.Get(r)
+		if c <= 0 {
+			return 0
+		}
+		return float64(c-d.Used.Get(r)) / float64(c)
+	}
+	return (share(v1.ResourceCPU) + share(v1.ResourceMemory)) / 2
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/usage-descheduler/descheduler/pkg/resources"
@@ -58,5 +59,50 @@ func TestRoomOrderAdmits(t *testing.T) {
 				t.Errorf("first = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// A pod with node constraints goes where the kube-scheduler is expected to
+// put it: among the members its nodeSelector admits, the one with the
+// fewest pods of its controller, then the most free requests; it moves
+// only if that member has usage room. Limit cpu 70% of 10000m: "a" (3000m
+// used, 4000m room) runs two pods of the controller "rs", "b" (5000m used,
+// 2000m room) none, "c" (1000m used, 6000m room) is outside the pool.
+func TestPredictedSpread(t *testing.T) {
+	ctrl := true
+	owned := func(name, node string) *snapshot.PodInfo {
+		p := builders.MakePod("ns", name).Node(node).NodeSelector(map[string]string{"pool": "ssd"}).Obj()
+		p.UID = types.UID(name)
+		p.OwnerReferences = []metav1.OwnerReference{{Kind: "ReplicaSet", Name: "rs", UID: "rs-uid", Controller: &ctrl}}
+		return &snapshot.PodInfo{Pod: p}
+	}
+	a := placed(builders.MakeNode("a").Label("pool", "ssd"), 3000)
+	a.Info.Pods = []*snapshot.PodInfo{owned("x1", "a"), owned("x2", "a")}
+	b := placed(builders.MakeNode("b").Label("pool", "ssd"), 5000)
+	c := placed(builders.MakeNode("c"), 1000)
+	o := newRoomOrder([]*NodeUtil{a, b, c}, nil, Thresholds{v1.ResourceCPU: 70}, []v1.ResourceName{v1.ResourceCPU})
+	name := func(d *NodeUtil) string {
+		if d == nil {
+			return ""
+		}
+		return d.Name()
+	}
+	pi := owned("p", "hot")
+	// b has none of rs: it is where the pod lands, and 1500m fits its
+	// 2000m of room.
+	if got := name(o.first(pi, resources.List{MilliCPU: 1500})); got != "b" {
+		t.Errorf("1500m: %q, want b", got)
+	}
+	// 2500m does not fit b's room; a has room but the scheduler would not
+	// choose it, so the pod stays.
+	if got := name(o.first(pi, resources.List{MilliCPU: 2500})); got != "" {
+		t.Errorf("2500m: %q, want none", got)
+	}
+	// Once the plan expects two pods of rs on b, a and b hold two each;
+	// their free requests are equal and a is listed first.
+	o.place(pi, b)
+	o.place(owned("q", "hot"), b)
+	if got := name(o.first(pi, resources.List{MilliCPU: 2500})); got != "a" {
+		t.Errorf("after two on b: %q, want a", got)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/usage-descheduler/descheduler/pkg/resources"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
@@ -42,13 +43,21 @@ type roomOrder struct {
 	plain map[*NodeUtil]bool
 	// ranks is the number of the ledger's destinations (ranks are below).
 	ranks int
+	// byFree holds the members by freeShare, most first, ties by rank:
+	// the order the kube-scheduler's LeastAllocated prefers (predicted).
+	byFree []*NodeUtil
+	free   map[*NodeUtil]float64
+	// owned counts, per controller of a pod with node constraints, its
+	// pods on members, with those the plan expects there (replicas).
+	owned map[types.UID]map[*NodeUtil]int
 }
 
 // newRoomOrder orders the members of dests: those with a usage view and,
 // when open is not nil, open.
 func newRoomOrder(dests []*NodeUtil, open map[string]bool, limit Thresholds, names []v1.ResourceName) *roomOrder {
 	o := &roomOrder{room: map[*NodeUtil]float64{}, rank: map[*NodeUtil]int{}, limit: limit, names: names,
-		places: map[placementKey][]int8{}, plain: map[*NodeUtil]bool{}, ranks: len(dests)}
+		places: map[placementKey][]int8{}, plain: map[*NodeUtil]bool{}, ranks: len(dests),
+		owned: map[types.UID]map[*NodeUtil]int{}, free: map[*NodeUtil]float64{}}
 	for i, d := range dests {
 		if d.Usage == nil || (open != nil && !open[d.Name()]) {
 			continue
@@ -57,9 +66,12 @@ func newRoomOrder(dests []*NodeUtil, open map[string]bool, limit Thresholds, nam
 		o.rank[d] = i
 		o.room[d] = roomPercent(d.Usage, limit, names)
 		o.plain[d] = plainNode(d.Info)
+		o.free[d] = freeShare(d)
 		o.raiseBounds(d)
 	}
 	slices.SortFunc(o.nodes, o.compare)
+	o.byFree = slices.Clone(o.nodes)
+	slices.SortFunc(o.byFree, o.compareFree)
 	return o
 }
 
@@ -95,7 +107,17 @@ func (o *roomOrder) update(d *NodeUtil) {
 	o.room[d] = roomPercent(d.Usage, o.limit, o.names)
 	j, _ := slices.BinarySearchFunc(o.nodes, d, o.compare)
 	o.nodes = slices.Insert(o.nodes, j, d)
+	i = slices.Index(o.byFree, d)
+	o.byFree = slices.Delete(o.byFree, i, i+1)
+	o.free[d] = freeShare(d)
+	j, _ = slices.BinarySearchFunc(o.byFree, d, o.compareFree)
+	o.byFree = slices.Insert(o.byFree, j, d)
 	o.raiseBounds(d)
+}
+
+// compareFree orders by free requests, most first, then by rank.
+func (o *roomOrder) compareFree(a, b *NodeUtil) int {
+	return cmp.Or(cmp.Compare(o.free[b], o.free[a]), cmp.Compare(o.rank[a], o.rank[b]))
 }
 
 // first returns the member with the most room that admits pi (its
@@ -113,6 +135,9 @@ func (o *roomOrder) first(pi *snapshot.PodInfo, use resources.List) *NodeUtil {
 		if _, ok := o.limit[r]; ok && use.Get(r) > o.maxRoom.Get(r) {
 			return nil
 		}
+	}
+	if constrained(pi.Pod) {
+		return o.predicted(pi, use)
 	}
 	for _, d := range o.nodes {
 		if fitsFree(req, d) && fitsRoom(d.Usage, o.limit, o.names, use) && o.admits(pi, d) {

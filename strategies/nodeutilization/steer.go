@@ -249,6 +249,7 @@ func (l *ViewLedger) reserveInFlight(pods []*snapshot.PodInfo) {
 			d.Used.Add(pi.Requests)
 			d.Usage.Used.Add(l.podUse(pi).amount)
 			l.order.update(d)
+			l.order.place(pi, d)
 		}
 	}
 }

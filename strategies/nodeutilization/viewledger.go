@@ -213,6 +213,7 @@ func (l *ViewLedger) Move(src *NodeUtil, pi *snapshot.PodInfo) {
 			if l.fit != nil {
 				d.Usage.Used.Add(pu.amount)
 				l.order.update(d)
+				l.order.place(pi, d)
 			}
 		}
 	}

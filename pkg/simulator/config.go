@@ -16,7 +16,8 @@ import (
 )
 
 // DefaultRepeatCooldown is Repeated.Cooldown when the policy has no
-// workload cooldown: the default hysteresis.workloadCooldown.
+// workload cooldown (hysteresis.workloadCooldown is off by default): an
+// hour, the window of Loops, so that policies are compared on one scale.
 const DefaultRepeatCooldown = time.Hour
 
 // MaxNoise bounds Config.Noise: a factor drawn from [1-Noise, 1+Noise] must

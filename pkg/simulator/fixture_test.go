@@ -44,7 +44,7 @@ profiles:
 `
 
 // noHysteresis turns every hysteresis rule off.
-const noHysteresis = `          hysteresis: {overFor: 0s, releaseMargin: 0, nodeCooldown: 0s, workloadCooldown: 0s}`
+const noHysteresis = `          hysteresis: {overFor: 0s, releaseMargin: 0, nodeCooldown: 0s, workloadCooldown: 0s, replacementCooldown: 0s}`
 
 // hotspotCluster is 6 nodes of 8 cpu with balanced requests: each runs 6
 // pods of 500m (37.5% requested), one per workload w0..w5 (so a workload

@@ -91,10 +91,9 @@ func TestHotspotConvergesWithSoftTaint(t *testing.T) {
 // Without the soft taint the scheduler model puts the replacements back on
 // n1 (it now requests the least: 4×500m = 25% < 37.5%), so n1 never cools.
 // The hysteresis still keeps it from looping fast: after an eviction from
-// n1 its nodeCooldown (10m) skips a cycle, and workloadCooldown (1h) keeps
-// the workloads it lost from losing another pod for an hour, so n1 gives up
-// pods of the workloads it has not lost yet and no eviction repeats a
-// workload within the hour.
+// n1 its nodeCooldown (10m) skips a cycle, and replacementCooldown (1h)
+// keeps the replacements that came back from being evicted again within
+// the hour, so n1 gives up its other pods.
 func TestHotspotWithoutSoftTaintComesBack(t *testing.T) {
 	res := run(t, configFor(t, fmt.Sprintf(hotspotPolicy, false, ""), 12))
 	s := res.Summary
@@ -104,8 +103,8 @@ func TestHotspotWithoutSoftTaintComesBack(t *testing.T) {
 	if s.TotalEvictions <= 2 {
 		t.Fatalf("%d evictions, want more than the first cycle's 2", s.TotalEvictions)
 	}
-	if s.Repeated.WithinCooldown != 0 || s.Repeated.WithinHour != 0 || s.Repeated.Cooldown != "1h0m0s" {
-		t.Errorf("repeated %+v: want none within the default 1h cooldown", s.Repeated)
+	if s.Loops.ReplacementsEvicted != 0 {
+		t.Errorf("loops %+v: want no replacement evicted within the default 1h replacementCooldown", s.Loops)
 	}
 	if n1 := nodeOf(res.End.Nodes, "n1"); n1.Pods != 6 {
 		t.Errorf("end n1 has %d pods, want its 6 back", n1.Pods)

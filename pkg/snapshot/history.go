@@ -148,6 +148,21 @@ func (h *History) OwnerEvictions(strategy string, ownerUID types.UID, since time
 	return len(times) - i
 }
 
+// FirstOwnerEviction returns the time of strategy's earliest eviction, at
+// or after since, of a pod controlled by the owner with UID ownerUID, and
+// false when there is none.
+func (h *History) FirstOwnerEviction(strategy string, ownerUID types.UID, since time.Time) (time.Time, bool) {
+	if h == nil || ownerUID == "" {
+		return time.Time{}, false
+	}
+	times := h.byOwner[strategyOwner{strategy, ownerUID}]
+	i := sort.Search(len(times), func(i int) bool { return !times[i].Before(since) })
+	if i == len(times) {
+		return time.Time{}, false
+	}
+	return times[i], true
+}
+
 // RecentPodsFrom returns (a copy of) strategy's evictions from node at or
 // after since, oldest first: the pods evicted within a cooldown, which the
 // next cycle still counts as moved while the metrics lag.

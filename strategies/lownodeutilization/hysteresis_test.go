@@ -32,9 +32,10 @@ func history(evs ...snapshot.Eviction) *snapshot.History { return snapshot.NewHi
 // history. Every pod is owned by ReplicaSet rs (UID uid-ReplicaSet-rs).
 func TestCooldowns(t *testing.T) {
 	tests := []struct {
-		name string
-		hist *snapshot.History
-		want []string
+		name     string
+		hist     *snapshot.History
+		cooldown time.Duration // workloadCooldown; 0: the default (off)
+		want     []string
 	}{{
 		// Evicted from n1 5m ago < nodeCooldown 10m: n1 is not a source.
 		name: "node cooldown blocks a second eviction from the node",
@@ -45,26 +46,38 @@ func TestCooldowns(t *testing.T) {
 		hist: history(evicted("n1", "other", 11*time.Minute)),
 		want: []string{"ns/n1-d"},
 	}, {
-		// rs lost a pod (on n2) 20m ago < workloadCooldown 1h: none of
-		// n1's pods (all of rs) is evicted.
-		name: "workload cooldown blocks a second eviction of the workload",
+		// rs lost a pod (on n2) 20m ago; workloadCooldown is off by
+		// default: another replica of rs may go (budget pacing), and d,
+		// created before that eviction, is no replacement of it.
+		name: "workload cooldown off by default: a sibling goes",
 		hist: history(evicted("n2", "ReplicaSet-rs", 20*time.Minute)),
+		want: []string{"ns/n1-d"},
 	}, {
-		// 45m ago, still < 1h: a workload loses no second pod to the
-		// strategy within an hour (no repeated eviction of a workload
-		// within an hour; the default was 30m in earlier releases).
-		name: "no second eviction of the workload within the hour",
-		hist: history(evicted("n2", "ReplicaSet-rs", 45*time.Minute)),
+		// With workloadCooldown 1h, 20m ago < 1h: none of n1's pods (all
+		// of rs) is evicted.
+		name:     "workload cooldown blocks a second eviction of the workload",
+		hist:     history(evicted("n2", "ReplicaSet-rs", 20*time.Minute)),
+		cooldown: time.Hour,
+	}, {
+		// 45m ago, still < 1h.
+		name:     "no second eviction of the workload within the hour",
+		hist:     history(evicted("n2", "ReplicaSet-rs", 45*time.Minute)),
+		cooldown: time.Hour,
 	}, {
 		// 61m ago: over.
-		name: "workload cooldown over",
-		hist: history(evicted("n2", "ReplicaSet-rs", 61*time.Minute)),
-		want: []string{"ns/n1-d"},
+		name:     "workload cooldown over",
+		hist:     history(evicted("n2", "ReplicaSet-rs", 61*time.Minute)),
+		cooldown: time.Hour,
+		want:     []string{"ns/n1-d"},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			snap := usageScenario{nodeReq: "500m", podSeries: true, history: tc.hist}.build(t)
-			got, _ := planUsage(t, usageArgs(api.SourceKubernetesMetrics, ""), snap)
+			a := usageArgs(api.SourceKubernetesMetrics, "")
+			if tc.cooldown > 0 {
+				a.Hysteresis = &nu.Hysteresis{WorkloadCooldown: &metav1.Duration{Duration: tc.cooldown}}
+			}
+			got, _ := planUsage(t, a, snap)
 			if !reflect.DeepEqual(got, tc.want) && (len(got) > 0 || len(tc.want) > 0) {
 				t.Errorf("evicted %v, want %v", got, tc.want)
 			}
@@ -228,8 +241,9 @@ func TestHysteresisAndSoftTaintValidation(t *testing.T) {
 		MetricsUtilization: nodeutiltest.MetricsSource(api.SourcePrometheus)}
 	a.Default()
 	want := &nu.Hysteresis{OverFor: &metav1.Duration{Duration: 5 * time.Minute}, ReleaseMargin: a.Hysteresis.ReleaseMargin,
-		NodeCooldown: &metav1.Duration{Duration: 10 * time.Minute}, WorkloadCooldown: &metav1.Duration{Duration: time.Hour}}
+		NodeCooldown: &metav1.Duration{Duration: 10 * time.Minute}, WorkloadCooldown: &metav1.Duration{},
+		ReplacementCooldown: &metav1.Duration{Duration: time.Hour}}
 	if !reflect.DeepEqual(a.Hysteresis, want) || *a.Hysteresis.ReleaseMargin != 5 {
-		t.Errorf("hysteresis defaults %+v, want 5m / 5 / 10m / 1h", a.Hysteresis)
+		t.Errorf("hysteresis defaults %+v, want 5m / 5 / 10m / 0 / 1h", a.Hysteresis)
 	}
 }

@@ -285,9 +285,10 @@ func TestMetricResourceFreshness(t *testing.T) {
 func TestMetricResourceCooldowns(t *testing.T) {
 	hot := flatMR(map[string]float64{"n1": 92, "n2": 28, "n3": 28, "n4": 28})
 	tests := []struct {
-		name string
-		hist *snapshot.History
-		want []string
+		name     string
+		hist     *snapshot.History
+		cooldown time.Duration // workloadCooldown; 0: the default (off)
+		want     []string
 	}{{
 		// The pod evicted from n1 5m ago is not visible in a per-pod
 		// MetricResource (unknown share), so only the node cooldown (10m)
@@ -300,13 +301,24 @@ func TestMetricResourceCooldowns(t *testing.T) {
 		want: []string{"ns/n1-a"},
 	}, {
 		// rs lost a pod 20m ago < workloadCooldown 30m.
-		name: "workload cooldown: nothing",
+		name:     "workload cooldown: nothing",
+		hist:     history(evicted("n2", "ReplicaSet-rs", 20*time.Minute)),
+		cooldown: 30 * time.Minute,
+	}, {
+		// The same without a workload cooldown (the default): a is older
+		// than that eviction, no replacement of it, and may go.
+		name: "workload cooldown off: one pod",
 		hist: history(evicted("n2", "ReplicaSet-rs", 20*time.Minute)),
+		want: []string{"ns/n1-a"},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			snap := metricScenario{mr: hot, history: tc.hist}.build(t)
-			got, _ := planUsage(t, metricArgs(30, 70), snap)
+			a := metricArgs(30, 70)
+			if tc.cooldown > 0 {
+				a.Hysteresis = &nu.Hysteresis{WorkloadCooldown: &metav1.Duration{Duration: tc.cooldown}}
+			}
+			got, _ := planUsage(t, a, snap)
 			if !reflect.DeepEqual(got, tc.want) && (len(got) > 0 || len(tc.want) > 0) {
 				t.Errorf("evicted %v, want %v", got, tc.want)
 			}

@@ -226,16 +226,20 @@
 //     reserved from the destinations' usage headroom. 10m is two default
 //     windows: by then the window holds no sample from before the
 //     eviction, so the metric lag is over.
-//   - workloadCooldown (default 1h): a pod whose controller lost a pod
-//     to the strategy within this time is not evicted, so a workload is
-//     not churned while its replacement pods start and warm up, and loses
-//     pods to the strategy in at most one cycle per hour. Several pods of
-//     one workload may still go in the same cycle (one decision). An hour
-//     rather than three node cooldowns (30m, the earlier default): on
-//     generated 500-node clusters the shorter cooldown let the
-//     busy replicas of Deployments whose PodDisruptionBudget allows one
-//     disruption at a time go in cycles 35-55 minutes apart (2-113
-//     repeats within an hour), for the same total of evictions.
+//   - workloadCooldown (default 0: off): a pod whose controller lost a
+//     pod to the strategy within this time is not evicted. Off by
+//     default: evicting other replicas of a workload in later cycles,
+//     within its budget, is budget pacing, not a loop, and an hour's hold
+//     kept the nodes whose busy pods share one PodDisruptionBudget hot
+//     for an hour each. Set it to hold a workload still anyway.
+//   - replacementCooldown (default 1h): a pod created after the strategy
+//     evicted a pod of its controller within this time is not evicted:
+//     it is, as far as the history can tell, the replacement of that
+//     eviction, and evicting it again is a loop. Receivers are kept from
+//     turning hot by the usage fit (the room each replacement needs is
+//     reserved on the destination it is expected to land on); this rule
+//     makes sure a replacement that still came back to a hot node is not
+//     bounced again.
 //
 // Soft taint: nodes that are usage sources by overFor / releaseMargin
 // (cooldown or not) are the nodes the strategy wants tainted

@@ -273,16 +273,30 @@ func (h *Hot) Sources() map[string]bool {
 	return out
 }
 
-// SkipPod returns why a pod is not evicted because of workloadCooldown,
-// or "": its controller lost a pod to the strategy within it.
+// SkipPod returns why a pod is not evicted because of workloadCooldown
+// (its controller lost a pod to the strategy within it) or
+// replacementCooldown (it was created after its controller lost a pod to
+// the strategy within it, so it is likely the replacement of that
+// eviction, and evicting it again would be a loop), or "".
 func (h *Hot) SkipPod(pod *v1.Pod) string {
 	_, _, wc, _ := h.cfg.Hysteresis.values()
 	ref := metav1.GetControllerOf(pod)
-	if wc <= 0 || ref == nil {
+	if ref == nil {
 		return ""
 	}
-	if n := h.hist.OwnerEvictions(h.cfg.Strategy, ref.UID, h.now.Add(-wc)); n > 0 {
-		return fmt.Sprintf("workload cooldown: %s %s lost %d pod(s) within %s", ref.Kind, ref.Name, n, FormatDuration(wc))
+	if wc > 0 {
+		if n := h.hist.OwnerEvictions(h.cfg.Strategy, ref.UID, h.now.Add(-wc)); n > 0 {
+			return fmt.Sprintf("workload cooldown: %s %s lost %d pod(s) within %s", ref.Kind, ref.Name, n, FormatDuration(wc))
+		}
+	}
+	if rc := h.cfg.Hysteresis.replacementCooldown(); rc > 0 {
+		// Creation timestamps have whole seconds; the replacement is made
+		// within a second of the eviction or later.
+		if t, ok := h.hist.FirstOwnerEviction(h.cfg.Strategy, ref.UID, h.now.Add(-rc)); ok &&
+			!pod.CreationTimestamp.Add(time.Second).Before(t) {
+			return fmt.Sprintf("replacement cooldown: created after %s %s lost a pod at %s, within %s",
+				ref.Kind, ref.Name, t.UTC().Format(time.RFC3339), FormatDuration(rc))
+		}
 	}
 	return ""
 }

@@ -12,7 +12,8 @@ const (
 	DefaultOverFor          = 5 * time.Minute
 	DefaultReleaseMargin    = 5.0
 	DefaultNodeCooldown     = 10 * time.Minute
-	DefaultWorkloadCooldown = time.Hour
+	DefaultWorkloadCooldown    = 0
+	DefaultReplacementCooldown = time.Hour
 )
 
 // Hysteresis is the `hysteresis` arg of LowNodeUtilization. It applies to
@@ -30,8 +31,13 @@ type Hysteresis struct {
 	// count as already moved (default 10m).
 	NodeCooldown *metav1.Duration `json:"nodeCooldown,omitempty"`
 	// WorkloadCooldown: a pod whose controller lost a pod to the strategy
-	// within this time is not evicted (default 1h).
+	// within this time is not evicted (default 0: off; loops are prevented
+	// by the usage fit instead).
 	WorkloadCooldown *metav1.Duration `json:"workloadCooldown,omitempty"`
+	// ReplacementCooldown: a pod created after the strategy evicted a pod
+	// of its controller within this time (a replacement of that eviction,
+	// as far as the history can tell) is not evicted (default 1h; 0: off).
+	ReplacementCooldown *metav1.Duration `json:"replacementCooldown,omitempty"`
 }
 
 // Default fills every unset field with its default.
@@ -44,6 +50,7 @@ func (h *Hysteresis) Default() {
 	def(&h.OverFor, DefaultOverFor)
 	def(&h.NodeCooldown, DefaultNodeCooldown)
 	def(&h.WorkloadCooldown, DefaultWorkloadCooldown)
+	def(&h.ReplacementCooldown, DefaultReplacementCooldown)
 	if h.ReleaseMargin == nil {
 		m := DefaultReleaseMargin
 		h.ReleaseMargin = &m
@@ -57,7 +64,8 @@ func (h *Hysteresis) Validate(path *field.Path) field.ErrorList {
 	for _, d := range []struct {
 		name string
 		v    *metav1.Duration
-	}{{"overFor", h.OverFor}, {"nodeCooldown", h.NodeCooldown}, {"workloadCooldown", h.WorkloadCooldown}} {
+	}{{"overFor", h.OverFor}, {"nodeCooldown", h.NodeCooldown}, {"workloadCooldown", h.WorkloadCooldown},
+		{"replacementCooldown", h.ReplacementCooldown}} {
 		if d.v != nil && d.v.Duration < 0 {
 			errs = append(errs, field.Invalid(path.Child(d.name), d.v.Duration.String(), "must not be negative"))
 		}
@@ -66,6 +74,14 @@ func (h *Hysteresis) Validate(path *field.Path) field.ErrorList {
 		errs = append(errs, field.Invalid(path.Child("releaseMargin"), *m, "must be between 0 and 100"))
 	}
 	return errs
+}
+
+// replacementCooldown returns ReplacementCooldown (zero when unset).
+func (h *Hysteresis) replacementCooldown() time.Duration {
+	if h == nil || h.ReplacementCooldown == nil {
+		return 0
+	}
+	return h.ReplacementCooldown.Duration
 }
 
 // values returns the defaulted values (zero for unset fields).

@@ -9,9 +9,9 @@ import (
 
 // The defaults of Hysteresis; see the package documentation for why.
 const (
-	DefaultOverFor          = 5 * time.Minute
-	DefaultReleaseMargin    = 5.0
-	DefaultNodeCooldown     = 10 * time.Minute
+	DefaultOverFor             = 5 * time.Minute
+	DefaultReleaseMargin       = 5.0
+	DefaultNodeCooldown        = 10 * time.Minute
 	DefaultWorkloadCooldown    = 0
 	DefaultReplacementCooldown = time.Hour
 )

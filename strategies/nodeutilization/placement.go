@@ -1,33 +1,59 @@
 package nodeutilization
 
 import (
-	"fmt"
-	"strings"
-
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
 	"github.com/usage-descheduler/descheduler/pkg/predicates"
 	"github.com/usage-descheduler/descheduler/pkg/resources"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 )
 
-// placementKey is what the node constraints of a pod come to: its
-// nodeSelector, required node affinity and tolerations, printed. Pods of
-// one template share it, so admits checks each member once per template.
-type placementKey string
+// templateKey names the pods of one controller and pod template revision
+// (its pod-template-hash or controller-revision-hash label): they share
+// their node constraints. A pod without a controller is its own.
+type templateKey struct {
+	owner    types.UID
+	revision string
+	pod      *v1.Pod
+}
 
-// keyOf returns pod's placementKey.
-func keyOf(pod *v1.Pod) placementKey {
-	var b strings.Builder
-	fmt.Fprint(&b, pod.Spec.NodeSelector)
-	if a := pod.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
-		b.WriteString(a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.String())
+// templateOf returns pod's templateKey.
+func templateOf(pod *v1.Pod) templateKey {
+	owner := controllerUID(pod)
+	if owner == "" {
+		return templateKey{pod: pod}
 	}
-	for i := range pod.Spec.Tolerations {
-		b.WriteString(pod.Spec.Tolerations[i].String())
+	k := templateKey{owner: owner}
+	// The labels the built-in controllers put on a pod to name its
+	// template revision.
+	for _, l := range [...]string{"pod-template-hash", "controller-revision-hash"} {
+		if v, ok := pod.Labels[l]; ok {
+			k.revision = v
+			break
+		}
 	}
-	return placementKey(b.String())
+	return k
+}
+
+// placement is what admits keeps per pod template: its required node
+// affinity (nodeSelector included), parsed once, and the answers so far
+// by member rank.
+type placement struct {
+	affinity nodeaffinity.RequiredNodeAffinity
+	admitted map[int]bool
+}
+
+// placementOf returns the placement of pod's template (templateOf).
+func (o *roomOrder) placementOf(pod *v1.Pod) *placement {
+	t := templateOf(pod)
+	p := o.places[t]
+	if p == nil {
+		p = &placement{affinity: nodeaffinity.GetRequiredNodeAffinity(pod), admitted: map[int]bool{}}
+		o.places[t] = p
+	}
+	return p
 }
 
 // constrained reports whether pod restricts the nodes it may run on by a
@@ -58,7 +84,7 @@ func plainNode(ni *snapshot.NodeInfo) bool {
 // its node constraints (nodeSelector, required node affinity, the node's
 // NoSchedule/NoExecute taints, cordoned): a replacement that may only land
 // on hot nodes relieves nothing, so its pod must not count as movable. The
-// answer is cached per placementKey and member.
+// answer is cached per constraints and member (placementOf).
 func (o *roomOrder) admits(pi *snapshot.PodInfo, d *NodeUtil) bool {
 	pod := pi.Pod
 	if o.plain[d] && !constrained(pod) {
@@ -67,22 +93,46 @@ func (o *roomOrder) admits(pi *snapshot.PodInfo, d *NodeUtil) bool {
 	if d.Info == nil || d.Info.Node == nil {
 		return false
 	}
-	k := keyOf(pod)
-	row := o.places[k]
-	if row == nil {
-		row = make([]int8, o.ranks)
-		o.places[k] = row
-	}
+	p := o.placementOf(pod)
 	i := o.rank[d]
-	if row[i] == 0 {
-		row[i] = 2
-		if !d.Info.Unschedulable() && predicates.MatchesNodeAffinity(pod, d.Info.Node) {
-			if _, bad := predicates.UntoleratedTaint(pod, d.Info.Node); !bad {
-				row[i] = 1
+	ok, known := p.admitted[i]
+	if !known {
+		// A plain member is schedulable and has no hard taint: only the
+		// affinity can keep the pod off it.
+		ok = o.plain[d] || !d.Info.Unschedulable()
+		if ok && constrained(pod) {
+			match, err := p.affinity.Match(d.Info.Node)
+			ok = err == nil && match
+		}
+		if ok && !o.plain[d] {
+			ok = toleratesHardTaints(pod, d.Info.Node)
+		}
+		p.admitted[i] = ok
+	}
+	return ok
+}
+
+// toleratesHardTaints reports whether pod tolerates every NoSchedule and
+// NoExecute taint of node (predicates.UntoleratedTaint without its
+// allocations: admits asks it for every template and tainted member).
+func toleratesHardTaints(pod *v1.Pod, node *v1.Node) bool {
+	for i := range node.Spec.Taints {
+		t := &node.Spec.Taints[i]
+		if !predicates.IsHardTaint(t) {
+			continue
+		}
+		tolerated := false
+		for j := range pod.Spec.Tolerations {
+			if pod.Spec.Tolerations[j].ToleratesTaint(t) {
+				tolerated = true
+				break
 			}
 		}
+		if !tolerated {
+			return false
+		}
 	}
-	return row[i] == 1
+	return true
 }
 
 // predicted returns where the kube-scheduler is expected to put a pod with

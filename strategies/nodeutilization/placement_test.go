@@ -35,8 +35,9 @@ func TestRoomOrderAdmits(t *testing.T) {
 	o := newRoomOrder(dests, nil, Thresholds{v1.ResourceCPU: 70}, []v1.ResourceName{v1.ResourceCPU})
 	use := resources.List{MilliCPU: 2000}
 	pod := func(b *builders.PodBuilder) *snapshot.PodInfo {
-		p := b.OwnedBy("ReplicaSet", "rs").Obj()
-		p.UID = types.UID(p.Name)
+		name := b.Obj().Name
+		p := b.OwnedBy("ReplicaSet", "rs-"+name).Obj() // a controller of its own
+		p.UID = types.UID(name)
 		return &snapshot.PodInfo{Pod: p}
 	}
 	for _, tc := range []struct {

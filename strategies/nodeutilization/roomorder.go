@@ -33,16 +33,14 @@ type roomOrder struct {
 	names   []v1.ResourceName
 	maxFree resources.List
 	maxRoom resources.List
-	// places caches, per placement (placementKey), whether each member
+	// places caches, per pod template (placementOf), whether each member
 	// (by rank) admits it (admits); only pods with a nodeSelector or a
 	// required node affinity and members with hard taints or cordoned
 	// need the check.
-	places map[placementKey][]int8
+	places map[templateKey]*placement
 	// plain marks the members without NoSchedule/NoExecute taints that
 	// are schedulable: a pod without node constraints fits them all.
 	plain map[*NodeUtil]bool
-	// ranks is the number of the ledger's destinations (ranks are below).
-	ranks int
 	// byFree holds the members by freeShare, most first, ties by rank:
 	// the order the kube-scheduler's LeastAllocated prefers (predicted).
 	byFree []*NodeUtil
@@ -56,7 +54,7 @@ type roomOrder struct {
 // when open is not nil, open.
 func newRoomOrder(dests []*NodeUtil, open map[string]bool, limit Thresholds, names []v1.ResourceName) *roomOrder {
 	o := &roomOrder{room: map[*NodeUtil]float64{}, rank: map[*NodeUtil]int{}, limit: limit, names: names,
-		places: map[placementKey][]int8{}, plain: map[*NodeUtil]bool{}, ranks: len(dests),
+		places: map[templateKey]*placement{}, plain: map[*NodeUtil]bool{},
 		owned: map[types.UID]map[*NodeUtil]int{}, free: map[*NodeUtil]float64{}}
 	for i, d := range dests {
 		if d.Usage == nil || (open != nil && !open[d.Name()]) {

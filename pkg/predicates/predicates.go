@@ -38,6 +38,19 @@ func UntoleratedTaint(pod *v1.Pod, node *v1.Node) (v1.Taint, bool) {
 	return corev1helpers.FindMatchingUntoleratedTaint(node.Spec.Taints, pod.Spec.Tolerations, IsHardTaint)
 }
 
+// ToleratesHardTaints reports whether pod tolerates every NoSchedule and
+// NoExecute taint of node: UntoleratedTaint's answer without building the
+// taint it would return, for callers that ask for many pods and nodes.
+func ToleratesHardTaints(pod *v1.Pod, node *v1.Node) bool {
+	for i := range node.Spec.Taints {
+		t := &node.Spec.Taints[i]
+		if IsHardTaint(t) && !corev1helpers.TolerationsTolerateTaint(pod.Spec.Tolerations, t) {
+			return false
+		}
+	}
+	return true
+}
+
 // Free returns the node's allocatable minus what its pods request.
 func Free(ni *snapshot.NodeInfo) resources.List {
 	free := ni.Allocatable.Clone()

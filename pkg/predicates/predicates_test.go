@@ -61,6 +61,7 @@ func TestMatchesNodeAffinity(t *testing.T) {
 	}
 }
 
+// UntoleratedTaint and ToleratesHardTaints, which must agree.
 func TestUntoleratedTaint(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -93,6 +94,9 @@ func TestUntoleratedTaint(t *testing.T) {
 			}
 			if got != tt.wantTaint {
 				t.Errorf("untolerated = %q, want %q", got, tt.wantTaint)
+			}
+			if ok := ToleratesHardTaints(tt.pod, tt.node); ok != (tt.wantTaint == "") {
+				t.Errorf("ToleratesHardTaints = %v, want %v", ok, tt.wantTaint == "")
 			}
 		})
 	}

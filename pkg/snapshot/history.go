@@ -140,27 +140,30 @@ func (h *History) LastNodeEviction(strategy, node string) (time.Time, bool) {
 // OwnerEvictions counts strategy's evictions, at or after since, of pods
 // controlled by the owner with UID ownerUID.
 func (h *History) OwnerEvictions(strategy string, ownerUID types.UID, since time.Time) int {
-	if h == nil || ownerUID == "" {
-		return 0
-	}
-	times := h.byOwner[strategyOwner{strategy, ownerUID}]
-	i := sort.Search(len(times), func(i int) bool { return !times[i].Before(since) })
-	return len(times) - i
+	return len(h.ownerSince(strategy, ownerUID, since))
 }
 
 // FirstOwnerEviction returns the time of strategy's earliest eviction, at
 // or after since, of a pod controlled by the owner with UID ownerUID, and
 // false when there is none.
 func (h *History) FirstOwnerEviction(strategy string, ownerUID types.UID, since time.Time) (time.Time, bool) {
-	if h == nil || ownerUID == "" {
+	times := h.ownerSince(strategy, ownerUID, since)
+	if len(times) == 0 {
 		return time.Time{}, false
+	}
+	return times[0], true
+}
+
+// ownerSince returns the times, oldest first, of strategy's evictions at or
+// after since of pods controlled by the owner with UID ownerUID (a view of
+// the index, not a copy).
+func (h *History) ownerSince(strategy string, ownerUID types.UID, since time.Time) []time.Time {
+	if h == nil || ownerUID == "" {
+		return nil
 	}
 	times := h.byOwner[strategyOwner{strategy, ownerUID}]
 	i := sort.Search(len(times), func(i int) bool { return !times[i].Before(since) })
-	if i == len(times) {
-		return time.Time{}, false
-	}
-	return times[i], true
+	return times[i:]
 }
 
 // RecentPodsFrom returns (a copy of) strategy's evictions from node at or

@@ -205,11 +205,12 @@ func TestHysteresisAndSoftTaintValidation(t *testing.T) {
 	}, {
 		name: "every problem",
 		yaml: base + `metricsUtilization: {source: KubernetesMetrics}, hysteresis: {overFor: -1m, releaseMargin: 120, ` +
-			`nodeCooldown: -1s, workloadCooldown: -2s}, softTaint: {key: "bad key!", value: "a b"}}`,
+			`nodeCooldown: -1s, workloadCooldown: -2s, replacementCooldown: -3s}, softTaint: {key: "bad key!", value: "a b"}}`,
 		wantErrs: []string{
 			`args.hysteresis.overFor: Invalid value: "-1m0s": must not be negative`,
 			`args.hysteresis.nodeCooldown: Invalid value: "-1s": must not be negative`,
 			`args.hysteresis.workloadCooldown: Invalid value: "-2s": must not be negative`,
+			`args.hysteresis.replacementCooldown: Invalid value: "-3s": must not be negative`,
 			"args.hysteresis.releaseMargin: Invalid value: 120: must be between 0 and 100",
 			`args.softTaint.key: Invalid value: "bad key!": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
 			`args.softTaint.value: Invalid value: "a b": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`,

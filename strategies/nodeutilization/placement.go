@@ -2,6 +2,7 @@ package nodeutilization
 
 import (
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
@@ -105,34 +106,11 @@ func (o *roomOrder) admits(pi *snapshot.PodInfo, d *NodeUtil) bool {
 			ok = err == nil && match
 		}
 		if ok && !o.plain[d] {
-			ok = toleratesHardTaints(pod, d.Info.Node)
+			ok = predicates.ToleratesHardTaints(pod, d.Info.Node)
 		}
 		p.admitted[i] = ok
 	}
 	return ok
-}
-
-// toleratesHardTaints reports whether pod tolerates every NoSchedule and
-// NoExecute taint of node (predicates.UntoleratedTaint without its
-// allocations: admits asks it for every template and tainted member).
-func toleratesHardTaints(pod *v1.Pod, node *v1.Node) bool {
-	for i := range node.Spec.Taints {
-		t := &node.Spec.Taints[i]
-		if !predicates.IsHardTaint(t) {
-			continue
-		}
-		tolerated := false
-		for j := range pod.Spec.Tolerations {
-			if pod.Spec.Tolerations[j].ToleratesTaint(t) {
-				tolerated = true
-				break
-			}
-		}
-		if !tolerated {
-			return false
-		}
-	}
-	return true
 }
 
 // predicted returns where the kube-scheduler is expected to put a pod with
@@ -200,10 +178,8 @@ func (o *roomOrder) place(pi *snapshot.PodInfo, d *NodeUtil) {
 
 // controllerUID is the UID of pod's controller, "" when it has none.
 func controllerUID(pod *v1.Pod) types.UID {
-	for i := range pod.OwnerReferences {
-		if ref := &pod.OwnerReferences[i]; ref.Controller != nil && *ref.Controller {
-			return ref.UID
-		}
+	if ref := metav1.GetControllerOfNoCopy(pod); ref != nil {
+		return ref.UID
 	}
 	return ""
 }

@@ -44,7 +44,6 @@ type roomOrder struct {
 	// byFree holds the members by freeShare, most first, ties by rank:
 	// the order the kube-scheduler's LeastAllocated prefers (predicted).
 	byFree []*NodeUtil
-	free   map[*NodeUtil]float64
 	// owned counts, per controller of a pod with node constraints, its
 	// pods on members, with those the plan expects there (replicas).
 	owned map[types.UID]map[*NodeUtil]int
@@ -55,7 +54,7 @@ type roomOrder struct {
 func newRoomOrder(dests []*NodeUtil, open map[string]bool, limit Thresholds, names []v1.ResourceName) *roomOrder {
 	o := &roomOrder{room: map[*NodeUtil]float64{}, rank: map[*NodeUtil]int{}, limit: limit, names: names,
 		places: map[templateKey]*placement{}, plain: map[*NodeUtil]bool{},
-		owned: map[types.UID]map[*NodeUtil]int{}, free: map[*NodeUtil]float64{}}
+		owned: map[types.UID]map[*NodeUtil]int{}}
 	for i, d := range dests {
 		if d.Usage == nil || (open != nil && !open[d.Name()]) {
 			continue
@@ -64,7 +63,6 @@ func newRoomOrder(dests []*NodeUtil, open map[string]bool, limit Thresholds, nam
 		o.rank[d] = i
 		o.room[d] = roomPercent(d.Usage, limit, names)
 		o.plain[d] = plainNode(d.Info)
-		o.free[d] = freeShare(d)
 		o.raiseBounds(d)
 	}
 	slices.SortFunc(o.nodes, o.compare)
@@ -107,7 +105,6 @@ func (o *roomOrder) update(d *NodeUtil) {
 	o.nodes = slices.Insert(o.nodes, j, d)
 	i = slices.Index(o.byFree, d)
 	o.byFree = slices.Delete(o.byFree, i, i+1)
-	o.free[d] = freeShare(d)
 	j, _ = slices.BinarySearchFunc(o.byFree, d, o.compareFree)
 	o.byFree = slices.Insert(o.byFree, j, d)
 	o.raiseBounds(d)
@@ -115,7 +112,7 @@ func (o *roomOrder) update(d *NodeUtil) {
 
 // compareFree orders by free requests, most first, then by rank.
 func (o *roomOrder) compareFree(a, b *NodeUtil) int {
-	return cmp.Or(cmp.Compare(o.free[b], o.free[a]), cmp.Compare(o.rank[a], o.rank[b]))
+	return cmp.Or(cmp.Compare(freeShare(b), freeShare(a)), cmp.Compare(o.rank[a], o.rank[b]))
 }
 
 // first returns the member with the most room that admits pi (its

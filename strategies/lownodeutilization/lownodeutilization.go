@@ -122,7 +122,8 @@ func (l *LowNodeUtilization) views(snap *snapshot.Snapshot) nu.Views {
 	return nu.BuildViews(snap, l.args.Classification, l.args.MetricsUtilization)
 }
 
-// classify counts recent evictions as moved, computes the bands (static or
+// classify counts recent evictions as moved and recent arrivals in full
+// (SubtractRecent, AddArrivals), computes the bands (static or
 // around each view's mean), evaluates the usage hysteresis and classifies
 // in the views of the classification mode. hot is nil in mode Requests.
 func (l *LowNodeUtilization) classify(snap *snapshot.Snapshot, views nu.Views) (nu.Classification, nu.Bands, *nu.Hot) {
@@ -130,6 +131,7 @@ func (l *LowNodeUtilization) classify(snap *snapshot.Snapshot, views nu.Views) (
 	if views.Mode != nu.ClassifyRequests {
 		hot = nu.NewHot(snap, l.hotConfig())
 		hot.SubtractRecent(views)
+		hot.AddArrivals(views)
 	}
 	bands := nu.LowBands(views.Nodes, l.args.Thresholds, l.args.TargetThresholds, l.args.UseDeviationThresholds,
 		views.Measures)

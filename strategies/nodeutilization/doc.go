@@ -185,7 +185,10 @@
 // counts as moved (SubtractRecent below): the share of its usage that the
 // source's window still shows leaves the source, and the same share is
 // reserved from the destinations' aggregate usage headroom, until the
-// windows show the move.
+// windows show the move. The other side (AddArrivals): a pod that started
+// on a node within the window is missing from the samples taken before its
+// start, so that share of its usage is added to the node, and a receiver of
+// replacements is not offered the room it had before they came.
 //
 // Compact (HighNodeUtilization, compactWhenAllUnderutilized): when every
 // node is underutilized, nodes are ordered emptiest first (cordoned ones

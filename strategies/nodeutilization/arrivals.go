@@ -4,6 +4,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/usage-descheduler/descheduler/collectors/window"
 )
@@ -20,6 +21,12 @@ import (
 // out as a source once its usage shows. It mirrors SubtractRecent, which
 // counts the evicted pods as gone from their nodes. Pods whose usage is not
 // known add nothing. Only measured cpu and memory are adjusted.
+//
+// Call it after SubtractRecent: a pod that replaces one the strategy
+// evicted within nodeCooldown (its controller lost a pod to the strategy
+// at or before its creation) is what Reserved holds back for, so the share
+// added here leaves Reserved (not below 0) instead of counting twice
+// against the destinations' headroom.
 func (h *Hot) AddArrivals(views Views) {
 	if !views.Measures.CPUMemory || views.Usage == nil || h.cfg.Window <= 0 {
 		return
@@ -43,8 +50,13 @@ func (h *Hot) AddArrivals(views Views) {
 				continue
 			}
 			k := samplesUpTo(samples, start)
-			u.Usage.Used.MilliCPU += share(pu.MilliCPU, k, len(samples))
-			u.Usage.Used.Memory += share(pu.Memory, k, len(samples))
+			cpu, mem := share(pu.MilliCPU, k, len(samples)), share(pu.Memory, k, len(samples))
+			u.Usage.Used.MilliCPU += cpu
+			u.Usage.Used.Memory += mem
+			if h.replaces(pi.Pod) {
+				h.Reserved.MilliCPU = max(0, h.Reserved.MilliCPU-cpu)
+				h.Reserved.Memory = max(0, h.Reserved.Memory-mem)
+			}
 		}
 	}
 }
@@ -56,4 +68,17 @@ func podStart(pod *v1.Pod) time.Time {
 		return pod.Status.StartTime.Time
 	}
 	return pod.CreationTimestamp.Time
+}
+
+// replaces reports whether pod's controller lost a pod to the strategy
+// within nodeCooldown, at or before pod was created (creation timestamps
+// have whole seconds, so within a second before counts).
+func (h *Hot) replaces(pod *v1.Pod) bool {
+	_, cooldown, _, _ := h.cfg.Hysteresis.values()
+	ref := metav1.GetControllerOfNoCopy(pod)
+	if cooldown <= 0 || ref == nil {
+		return false
+	}
+	t, ok := h.hist.FirstOwnerEviction(h.cfg.Strategy, ref.UID, h.now.Add(-cooldown))
+	return ok && !pod.CreationTimestamp.Add(time.Second).Before(t)
 }

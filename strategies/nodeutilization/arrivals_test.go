@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/usage-descheduler/descheduler/pkg/api"
+	"github.com/usage-descheduler/descheduler/pkg/resources"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 	nu "github.com/usage-descheduler/descheduler/strategies/nodeutilization"
 	"github.com/usage-descheduler/descheduler/strategies/nodeutilization/nodeutiltest"
@@ -83,3 +84,62 @@ func TestAddArrivalsInProportion(t *testing.T) {
 
 // ago returns a pointer to d.
 func ago(d time.Duration) *time.Duration { return &d }
+
+// TestAddArrivalsLeaveReserved: n1 as in TestAddArrivalsInProportion, the
+// pod ns/new (600m, 384Mi) started 200s ago, so 200m and 128Mi are added
+// to n1. SubtractRecent reserved 300m and 256Mi for the pods the strategy
+// evicted within nodeCooldown (10m). When ns/new replaces one of them (its
+// ReplicaSet lost a pod to the strategy before it was created), the share
+// now counted on n1 leaves Reserved: 100m and 128Mi stay. A pod of another
+// controller, or one created before the eviction, leaves Reserved as it is.
+func TestAddArrivalsLeaveReserved(t *testing.T) {
+	now := nodeutiltest.Now
+	const mi = int64(1) << 20
+	tests := []struct {
+		name    string
+		owner   string        // the evicted pod's ReplicaSet
+		evicted time.Duration // how long ago
+		wantCPU int64         // Reserved after AddArrivals
+		wantMem int64
+	}{{
+		name: "a replacement: its share leaves Reserved", owner: "web", evicted: 201 * time.Second,
+		wantCPU: 100, wantMem: 128 * mi,
+	}, {
+		name: "another controller's eviction: Reserved kept", owner: "api", evicted: 201 * time.Second,
+		wantCPU: 300, wantMem: 256 * mi,
+	}, {
+		// Evicted 100s ago, after ns/new was created 200s ago.
+		name: "created before the eviction: not its replacement", owner: "web", evicted: 100 * time.Second,
+		wantCPU: 300, wantMem: 256 * mi,
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pod := builders.MakePod("ns", "new").Node("n1").OwnedBy("ReplicaSet", "web").
+				Created(now.Add(-200 * time.Second)).Obj()
+			ev := snapshot.Eviction{Time: now.Add(-tc.evicted), Namespace: "ns", Pod: "old", Node: "n2",
+				Strategy: "LowNodeUtilization", OwnerKind: "ReplicaSet", OwnerName: tc.owner,
+				OwnerUID: types.UID("uid-ReplicaSet-" + tc.owner), MilliCPU: 600, Memory: 384 * mi}
+			m := nodeutiltest.Metrics{
+				Nodes: map[string]snapshot.Series{"n1": nodeutiltest.Flat(now, 2000, 1024*mi)},
+				Pods:  map[types.NamespacedName]snapshot.Series{nodeutiltest.PodKey("ns", "new"): nodeutiltest.Flat(now, 600, 384*mi)},
+			}
+			snap := nodeutiltest.UsageSnapshot(t, []*v1.Node{builders.MakeNode("n1").Obj()}, []*v1.Pod{pod}, m,
+				snapshot.NewHistory([]snapshot.Eviction{ev}, nil))
+			mu := nodeutiltest.MetricsSource(api.SourceKubernetesMetrics)
+			views := nu.BuildViews(snap, nu.ClassifyUsage, mu)
+			h := &nu.Hysteresis{}
+			h.Default()
+			hot := nu.NewHot(snap, nu.HotConfig{Strategy: "LowNodeUtilization", Hysteresis: h,
+				Window: mu.Window.Duration, PollInterval: mu.PollInterval.Duration})
+			hot.Reserved = resources.List{MilliCPU: 300, Memory: 256 * mi}
+			hot.AddArrivals(views)
+			if use := views.Nodes[0].Usage; use.Used.MilliCPU != 2200 || use.Used.Memory != 1152*mi {
+				t.Errorf("n1 usage %dm %dMi, want 2200m 1152Mi", use.Used.MilliCPU, use.Used.Memory>>20)
+			}
+			if hot.Reserved.MilliCPU != tc.wantCPU || hot.Reserved.Memory != tc.wantMem {
+				t.Errorf("reserved %dm %dMi, want %dm %dMi", hot.Reserved.MilliCPU, hot.Reserved.Memory>>20,
+					tc.wantCPU, tc.wantMem>>20)
+			}
+		})
+	}
+}

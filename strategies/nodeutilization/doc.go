@@ -188,7 +188,9 @@
 // windows show the move. The other side (AddArrivals): a pod that started
 // on a node within the window is missing from the samples taken before its
 // start, so that share of its usage is added to the node, and a receiver of
-// replacements is not offered the room it had before they came.
+// replacements is not offered the room it had before they came; for a
+// replacement of a pod evicted within nodeCooldown, the same share leaves
+// the reserved headroom, which held it back until then.
 //
 // Compact (HighNodeUtilization, compactWhenAllUnderutilized): when every
 // node is underutilized, nodes are ordered emptiest first (cordoned ones

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -246,5 +247,38 @@ func TestHysteresisAndSoftTaintValidation(t *testing.T) {
 		ReplacementCooldown: &metav1.Duration{Duration: time.Hour}}
 	if !reflect.DeepEqual(a.Hysteresis, want) || *a.Hysteresis.ReleaseMargin != 5 {
 		t.Errorf("hysteresis defaults %+v, want 5m / 5 / 10m / 0 / 1h", a.Hysteresis)
+	}
+}
+
+// TestRecentArrivalsCountInFull: n1 (4000m) uses 3800m; n2 uses 1000m in
+// every sample of the 5m window (21 samples, every 15s), but pod n2-new
+// (1200m, 128Mi) was created 200s ago, so the 7 samples at now-300s ...
+// now-210s lack it: 1200m × 7/21 = 400m is added, n2 counts 1400m. n2-new
+// replaces a pod of its ReplicaSet that the strategy evicted from n1 201s
+// ago (200m, 128Mi): SubtractRecent reserved its share still in n1's
+// window, 200m × 7/21 = 67m and 43Mi, which n2 now shows, so Reserved
+// drops to 0 (not below).
+func TestRecentArrivalsCountInFull(t *testing.T) {
+	const mi = int64(1) << 20
+	pods := []*v1.Pod{
+		pod("ns", "n1-a", "n1", "500m").Obj(),
+		pod("ns", "n2-new", "n2", "500m").Created(now.Add(-200 * time.Second)).Obj(),
+	}
+	m := nodeutiltest.Metrics{
+		Nodes: map[string]snapshot.Series{"n1": nodeutiltest.Flat(now, 3800, 1024*mi), "n2": nodeutiltest.Flat(now, 1000, 1024*mi)},
+		Pods:  map[types.NamespacedName]snapshot.Series{nodeutiltest.PodKey("ns", "n2-new"): nodeutiltest.Flat(now, 1200, 128*mi)},
+	}
+	snap := nodeutiltest.UsageSnapshot(t, nodes("n1", "n2"), pods, m, history(evicted("n1", "ReplicaSet-rs", 201*time.Second)))
+	s := newStrategy(t, usageArgs(api.SourceKubernetesMetrics, ""))
+	views := s.views(snap)
+	_, _, hot := s.classify(snap, views)
+	for _, u := range views.Nodes {
+		want := map[string]int64{"n1": 3800 - 67, "n2": 1400}[u.Name()]
+		if got := u.Usage.Used.MilliCPU; got != want {
+			t.Errorf("%s usage %dm, want %dm", u.Name(), got, want)
+		}
+	}
+	if hot.Reserved.MilliCPU != 0 || hot.Reserved.Memory != 0 {
+		t.Errorf("reserved %+v, want none", hot.Reserved)
 	}
 }

@@ -67,12 +67,7 @@ func TestAddArrivalsInProportion(t *testing.T) {
 					nodeutiltest.PodKey("ns", "new"): nodeutiltest.Flat(now, 600, 384*mi)}
 			}
 			snap := nodeutiltest.UsageSnapshot(t, []*v1.Node{builders.MakeNode("n1").Obj()}, []*v1.Pod{pod}, m, nil)
-			mu := nodeutiltest.MetricsSource(api.SourceKubernetesMetrics)
-			views := nu.BuildViews(snap, nu.ClassifyUsage, mu)
-			h := &nu.Hysteresis{}
-			h.Default()
-			hot := nu.NewHot(snap, nu.HotConfig{Strategy: "LowNodeUtilization", Hysteresis: h,
-				Window: mu.Window.Duration, PollInterval: mu.PollInterval.Duration})
+			views, hot := defaultHot(snap)
 			hot.AddArrivals(views)
 			use := views.Nodes[0].Usage
 			if use.Used.MilliCPU != tc.wantCPU || use.Used.Memory != tc.wantMem {
@@ -125,12 +120,7 @@ func TestAddArrivalsLeaveReserved(t *testing.T) {
 			}
 			snap := nodeutiltest.UsageSnapshot(t, []*v1.Node{builders.MakeNode("n1").Obj()}, []*v1.Pod{pod}, m,
 				snapshot.NewHistory([]snapshot.Eviction{ev}, nil))
-			mu := nodeutiltest.MetricsSource(api.SourceKubernetesMetrics)
-			views := nu.BuildViews(snap, nu.ClassifyUsage, mu)
-			h := &nu.Hysteresis{}
-			h.Default()
-			hot := nu.NewHot(snap, nu.HotConfig{Strategy: "LowNodeUtilization", Hysteresis: h,
-				Window: mu.Window.Duration, PollInterval: mu.PollInterval.Duration})
+			views, hot := defaultHot(snap)
 			hot.Reserved = resources.List{MilliCPU: 300, Memory: 256 * mi}
 			hot.AddArrivals(views)
 			if use := views.Nodes[0].Usage; use.Used.MilliCPU != 2200 || use.Used.Memory != 1152*mi {
@@ -142,4 +132,14 @@ func TestAddArrivalsLeaveReserved(t *testing.T) {
 			}
 		})
 	}
+}
+
+// defaultHot returns the usage views of snap and LowNodeUtilization's
+// hysteresis with the defaults (metrics-server, 5m window).
+func defaultHot(snap *snapshot.Snapshot) (nu.Views, *nu.Hot) {
+	mu := nodeutiltest.MetricsSource(api.SourceKubernetesMetrics)
+	h := &nu.Hysteresis{}
+	h.Default()
+	return nu.BuildViews(snap, nu.ClassifyUsage, mu), nu.NewHot(snap, nu.HotConfig{Strategy: "LowNodeUtilization",
+		Hysteresis: h, Window: mu.Window.Duration, PollInterval: mu.PollInterval.Duration})
 }

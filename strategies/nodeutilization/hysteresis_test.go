@@ -6,7 +6,6 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/usage-descheduler/descheduler/pkg/api"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 	nu "github.com/usage-descheduler/descheduler/strategies/nodeutilization"
 	"github.com/usage-descheduler/descheduler/strategies/nodeutilization/nodeutiltest"
@@ -51,12 +50,7 @@ func TestSubtractRecentInProportion(t *testing.T) {
 			snap := nodeutiltest.UsageSnapshot(t, []*v1.Node{builders.MakeNode("n1").Obj()}, nil,
 				nodeutiltest.Metrics{Nodes: map[string]snapshot.Series{"n1": nodeutiltest.Flat(now, 2500, 1024*mi)}},
 				snapshot.NewHistory([]snapshot.Eviction{ev}, nil))
-			mu := nodeutiltest.MetricsSource(api.SourceKubernetesMetrics)
-			views := nu.BuildViews(snap, nu.ClassifyUsage, mu)
-			h := &nu.Hysteresis{}
-			h.Default()
-			hot := nu.NewHot(snap, nu.HotConfig{Strategy: "LowNodeUtilization", Hysteresis: h,
-				Window: mu.Window.Duration, PollInterval: mu.PollInterval.Duration})
+			views, hot := defaultHot(snap)
 			hot.SubtractRecent(views)
 			use := views.Nodes[0].Usage
 			if use.Used.MilliCPU != tc.wantCPU || use.Used.Memory != tc.wantMem {

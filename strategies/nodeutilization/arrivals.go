@@ -32,7 +32,7 @@ func (h *Hot) AddArrivals(views Views) {
 		return
 	}
 	for _, u := range views.Nodes {
-		if u.Usage == nil || u.Info == nil {
+		if u.Usage == nil {
 			continue
 		}
 		samples := window.InWindow(h.snap.NodeSamples(u.Name()), h.now, h.cfg.Window)
@@ -70,15 +70,14 @@ func podStart(pod *v1.Pod) time.Time {
 	return pod.CreationTimestamp.Time
 }
 
-// replaces reports whether pod's controller lost a pod to the strategy
-// within nodeCooldown, at or before pod was created (creation timestamps
-// have whole seconds, so within a second before counts).
+// replaces reports whether pod replaces a pod the strategy evicted within
+// nodeCooldown (Hot.replacement).
 func (h *Hot) replaces(pod *v1.Pod) bool {
 	_, cooldown, _, _ := h.cfg.Hysteresis.values()
 	ref := metav1.GetControllerOfNoCopy(pod)
 	if cooldown <= 0 || ref == nil {
 		return false
 	}
-	t, ok := h.hist.FirstOwnerEviction(h.cfg.Strategy, ref.UID, h.now.Add(-cooldown))
-	return ok && !pod.CreationTimestamp.Add(time.Second).Before(t)
+	_, ok := h.replacement(pod, ref, cooldown)
+	return ok
 }

@@ -290,15 +290,22 @@ func (h *Hot) SkipPod(pod *v1.Pod) string {
 		}
 	}
 	if rc := h.cfg.Hysteresis.replacementCooldown(); rc > 0 {
-		// Creation timestamps have whole seconds; the replacement is made
-		// within a second of the eviction or later.
-		if t, ok := h.hist.FirstOwnerEviction(h.cfg.Strategy, ref.UID, h.now.Add(-rc)); ok &&
-			!pod.CreationTimestamp.Add(time.Second).Before(t) {
+		if t, ok := h.replacement(pod, ref, rc); ok {
 			return fmt.Sprintf("replacement cooldown: created after %s %s lost a pod at %s, within %s",
 				ref.Kind, ref.Name, t.UTC().Format(time.RFC3339), FormatDuration(rc))
 		}
 	}
 	return ""
+}
+
+// replacement returns when pod's controller ref first lost a pod to the
+// strategy within the last d, and whether pod was created at or after that
+// eviction: it is then likely that eviction's replacement. Creation
+// timestamps have whole seconds; the replacement is made within a second
+// of the eviction or later.
+func (h *Hot) replacement(pod *v1.Pod, ref *metav1.OwnerReference, d time.Duration) (time.Time, bool) {
+	t, ok := h.hist.FirstOwnerEviction(h.cfg.Strategy, ref.UID, h.now.Add(-d))
+	return t, ok && !pod.CreationTimestamp.Add(time.Second).Before(t)
 }
 
 // HotFor returns how long the node has been over target by usage (0 when

@@ -43,7 +43,9 @@
 // releaseMargin, nodeCooldown, workloadCooldown) and may put a soft
 // PreferNoSchedule taint on hot nodes (softTaint). A node hot by usage
 // loses no pod in a cycle when no set of its pods that may move relieves
-// it, whatever the budgets and limits (nodeutilization.SkipUnreachable). The package
+// it, whatever the budgets and limits (nodeutilization.SkipUnreachable),
+// or when, with steering, the open destinations cannot take the pods that
+// clear it in this cycle (nodeutilization.SkipCrowded). The package
 // nodeutilization documents the rules and the defaults. The strategy
 // implements framework.NodeStater (the hysteresis state to record) and
 // framework.SoftTainter.

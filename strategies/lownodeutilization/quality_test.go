@@ -13,6 +13,7 @@ import (
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 	nu "github.com/usage-descheduler/descheduler/strategies/nodeutilization"
 	"github.com/usage-descheduler/descheduler/strategies/nodeutilization/nodeutiltest"
+	"github.com/usage-descheduler/descheduler/test/builders"
 )
 
 // qPod is one pod on the hot node n1 of qualitySnapshot: its cpu usage in
@@ -30,6 +31,13 @@ type qPod struct {
 // its use; n1 is relieved down to its target, 80% = 3200m (releaseMargin
 // keeps a recorded source tainted until 75% but does not deepen its relief).
 func qualitySnapshot(t *testing.T, n1Use int64, others map[string]int64, ps []qPod) *snapshot.Snapshot {
+	t.Helper()
+	return qualitySnapshotCPU(t, "4", n1Use, others, ps)
+}
+
+// qualitySnapshotCPU is qualitySnapshot with n1's allocatable cpu set to
+// n1CPU.
+func qualitySnapshotCPU(t *testing.T, n1CPU string, n1Use int64, others map[string]int64, ps []qPod) *snapshot.Snapshot {
 	t.Helper()
 	m := nodeutiltest.Metrics{Nodes: map[string]snapshot.Series{"n1": nodeutiltest.Flat(now, n1Use, gi)},
 		Pods: map[types.NamespacedName]snapshot.Series{}}
@@ -49,7 +57,9 @@ func qualitySnapshot(t *testing.T, n1Use int64, others map[string]int64, ps []qP
 		m.Nodes[n] = nodeutiltest.Flat(now, others[n], gi)
 		pods = append(pods, pod("ns", n+"-a", n, "500m").Obj())
 	}
-	return nodeutiltest.UsageSnapshot(t, nodes(names...), pods, m, nil)
+	ns := nodes(names...)
+	ns[0] = builders.MakeNode("n1").Capacity(n1CPU, "8Gi", 110).Obj()
+	return nodeutiltest.UsageSnapshot(t, ns, pods, m, nil)
 }
 
 // The usage order and the destination-side usage fit, classification
@@ -165,6 +175,45 @@ func TestSteering(t *testing.T) {
 	big := []qPod{{"a", 0, 500}, {"b", 0, 800}, {"c", 0, 1000}, {"e", 0, 2300}}
 	if ev, _ := planUsage(t, args(), qualitySnapshot(t, 3800, others, big)); fmt.Sprint(ev) != "[ns/c]" {
 		t.Errorf("evicted %v, want [ns/c]", ev)
+	}
+}
+
+// Steering sends a cycle's pods to the open destinations, where the
+// kube-scheduler spreads them: with more pods than open destinations, one
+// destination takes two, and they must fit there together. n1 has 20 cores
+// (target 80% = 16000m) and uses 19500m: 3500m to shed, which takes all
+// three of its pods (the two biggest fall short). One source leaves n2 and
+// n3 open (2200m of room each; n4 and n5 are tainted), so maxUse is 2200m
+// and each pod fits alone, and the reservations (one pod on each, the third
+// in what is left) hold too. But 3 pods on 2 destinations put two on one:
+//   - 1500m, 1400m, 700m: 1500 + 1400 = 2900m > 2200m, so the third pod
+//     cannot go, n1 cannot be relieved in this cycle and loses no pod;
+//   - 1300m, 1200m, 1100m (3600m): the two biggest use 2500m > 2200m: the
+//     same;
+//   - 1000m, 900m, 800m with 2500m to shed (n1 at 18500m): 1000 + 900 =
+//     1900m <= 2200m, so all three go.
+func TestSteeringSharedLanding(t *testing.T) {
+	others := map[string]int64{"n2": 1000, "n3": 1000, "n4": 2000, "n5": 2200}
+	args := usageArgs(api.SourceKubernetesMetrics, nu.ClassifyUsage)
+	args.SoftTaint = &nu.SoftTaint{Enabled: true, Scope: nu.SoftTaintNotUnderutilized}
+	tests := []struct {
+		name  string
+		n1Use int64
+		pods  []qPod
+		want  string
+	}{
+		{"two biggest overfill a destination", 19500, []qPod{{"a", 0, 1500}, {"b", 0, 1400}, {"c", 0, 700}}, "[]"},
+		{"even pods overfill a destination", 19500, []qPod{{"a", 0, 1300}, {"b", 0, 1200}, {"c", 0, 1100}}, "[]"},
+		{"two biggest fit together", 18500, []qPod{{"a", 0, 1000}, {"b", 0, 900}, {"c", 0, 800}}, "[ns/a ns/b ns/c]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			snap := qualitySnapshotCPU(t, "20", tt.n1Use, others, tt.pods)
+			ev, _ := planUsage(t, args, snap)
+			if got := fmt.Sprint(ev); got != tt.want {
+				t.Errorf("evicted %v, want %v", got, tt.want)
+			}
+		})
 	}
 }
 

@@ -134,10 +134,12 @@
 // considered: the ones allowed now go, the others wait for their budgets
 // or the next cycle. No eviction is spent on pods outside that set, which
 // would leave the node hot. When no set of pods that may move clears the
-// node, it loses none (SkipUnreachable). Ties by namespace and name. A pod
-// relieves a usage resource only when it uses at least MinRelief
-// (LowNodeUtilization's minPodRelief, default 1) percent of the source's
-// allocatable of it:
+// node, it loses none (SkipUnreachable); nor when, under steering, the
+// fewest pods that clear it now could not all be sent to the open
+// destinations (SkipCrowded, see Shared landings). Ties by namespace and
+// name. A pod relieves a usage resource only when it uses at least
+// MinRelief (LowNodeUtilization's minPodRelief, default 1) percent of the
+// source's allocatable of it:
 // usage% = used × 100 ÷ allocatable >= MinRelief and used > 0 (see
 // DefaultMinPodRelief for why).
 //
@@ -165,9 +167,13 @@
 //     controller, again and again: so it is reserved where the scheduler
 //     is expected to put it (the admitting destination with the fewest
 //     pods of its controller, counting those the plan sends there, then
-//     the most free requests) and moves only when that node has usage
-//     room for it. Without this, replicas of one controller stacked on the
-//     one admitting node that had none and turned it hot.
+//     the most free requests) and moves only when every admitting
+//     destination with that fewest count has usage room for it
+//     (roomAtLevel): the scheduler chooses among them by its other scores,
+//     and once the others have caught up with a node that received one in
+//     this plan, it may receive the next one too. Without this, replicas
+//     of one controller stacked on the one admitting node that had none
+//     and turned it hot.
 //   - Steering (with softTaint scope NotUnderutilized): while some node is
 //     hot, only the destinations with the most absolute usage room stay
 //     untainted (Steer; their equals too): 2 per source for up to 4
@@ -180,6 +186,14 @@
 //     of them. Example (cpu, target 70%, one source, so 2 open): rooms
 //     6000m, 4000m and 1000m: the first two stay open, pods up to 4000m
 //     may move, the third node is tainted.
+//   - Shared landings (with steering): the scheduler spreads a cycle's
+//     pods over the open destinations, so of p pods on d open
+//     destinations one receives at least ⌈p/d⌉. One more pod moves only
+//     when the ⌈(p+1)/d⌉ biggest of the pods sent and it fit together in
+//     maxUse (landings); a node whose fewest relieving pods cannot all be
+//     sent so loses none in the cycle (SkipCrowded). Example (maxUse
+//     2200m, 2 open): after 1500m and 1400m a third pod would put two on
+//     one destination, 2900m > 2200m, so it stays.
 //
 // In-flight usage across cycles: a pod evicted within nodeCooldown still
 // counts as moved (SubtractRecent below): the share of its usage that the

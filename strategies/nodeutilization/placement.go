@@ -119,9 +119,10 @@ func (o *roomOrder) admits(pi *snapshot.PodInfo, d *NodeUtil) bool {
 // topology spread of the scheduler's system defaults scores by that
 // count, and a constraint leaves it few nodes to spread over), the most
 // free requests among those (LeastAllocated), then the roomiest. Pods the
-// plan already expects there count (place). The pod moves only if that
-// member has usage room for it: sending the replicas of one controller to
-// the one admitting node that has fewest of them turned it hot.
+// plan already expects there count (place). The pod moves only if every
+// member with that fewest count has usage room for it (roomAtLevel):
+// sending the replicas of one controller to the one admitting node that
+// has fewest of them turned it hot.
 func (o *roomOrder) predicted(pi *snapshot.PodInfo, use resources.List) *NodeUtil {
 	owner := controllerUID(pi.Pod)
 	var best *NodeUtil
@@ -137,10 +138,29 @@ func (o *roomOrder) predicted(pi *snapshot.PodInfo, use resources.List) *NodeUti
 			}
 		}
 	}
-	if best == nil || !fitsRoom(best.Usage, o.limit, o.names, use) {
+	if best == nil || !o.roomAtLevel(pi, owner, bestCount, use) {
 		return nil
 	}
 	return best
+}
+
+// roomAtLevel reports whether every member that admits pi, has free
+// requests for it and runs count pods of its controller (with those the
+// plan expects there) has usage room for use. The scheduler's default
+// spreading fills the nodes with the fewest pods of a controller first,
+// but chooses among them by its other scores (zone spreading, request
+// balance), so the pod may land on any of them: replicas of one
+// controller sent in one cycle fill those nodes one level after the
+// other, and a node that received one in this plan may receive the next
+// too once the others have caught up with it.
+func (o *roomOrder) roomAtLevel(pi *snapshot.PodInfo, owner types.UID, count int, use resources.List) bool {
+	for _, d := range o.byFree {
+		if !fitsRoom(d.Usage, o.limit, o.names, use) && fitsFree(pi.Requests, d) && o.admits(pi, d) &&
+			o.replicas(owner, d) == count {
+			return false
+		}
+	}
+	return true
 }
 
 // replicas returns how many pods of the controller owner d runs, with

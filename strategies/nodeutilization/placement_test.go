@@ -66,9 +66,10 @@ func TestRoomOrderAdmits(t *testing.T) {
 // A pod with node constraints goes where the kube-scheduler is expected to
 // put it: among the members its nodeSelector admits, the one with the
 // fewest pods of its controller, then the most free requests; it moves
-// only if that member has usage room. Limit cpu 70% of 10000m: "a" (3000m
-// used, 4000m room) runs two pods of the controller "rs", "b" (5000m used,
-// 2000m room) none, "c" (1000m used, 6000m room) is outside the pool.
+// only if every member with that fewest count has usage room. Limit cpu
+// 70% of 10000m: "a" (3000m used, 4000m room) runs two pods of the
+// controller "rs", "b" (5000m used, 2000m room) none, "c" (1000m used,
+// 6000m room) is outside the pool.
 func TestPredictedSpread(t *testing.T) {
 	ctrl := true
 	owned := func(name, node string) *snapshot.PodInfo {
@@ -100,10 +101,15 @@ func TestPredictedSpread(t *testing.T) {
 		t.Errorf("2500m: %q, want none", got)
 	}
 	// Once the plan expects two pods of rs on b, a and b hold two each;
-	// their free requests are equal and a is listed first.
+	// their free requests are equal and a is listed first. But the
+	// scheduler may choose either: 1500m fits both (a), 2500m does not fit
+	// b's 2000m of room, so that pod stays although a has room.
 	o.place(pi, b)
 	o.place(owned("q", "hot"), b)
-	if got := name(o.first(pi, resources.List{MilliCPU: 2500})); got != "a" {
-		t.Errorf("after two on b: %q, want a", got)
+	if got := name(o.first(pi, resources.List{MilliCPU: 1500})); got != "a" {
+		t.Errorf("after two on b, 1500m: %q, want a", got)
+	}
+	if got := name(o.first(pi, resources.List{MilliCPU: 2500})); got != "" {
+		t.Errorf("after two on b, 2500m: %q, want none", got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/usage-descheduler/descheduler/pkg/evictor"
+	"github.com/usage-descheduler/descheduler/pkg/resources"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 )
 
@@ -40,6 +41,7 @@ func (l *ViewLedger) SortPods(src *NodeUtil, pods []*snapshot.PodInfo, refused f
 		band    PriorityBand
 		relief  int64
 		movable int64 // relief when the pod may move, whatever the budgets; else 0
+		now     bool  // the pod may move now: its relief counts in reliefs
 		pi      *snapshot.PodInfo
 	}
 	ks := make([]keyed, len(pods))
@@ -60,6 +62,7 @@ func (l *ViewLedger) SortPods(src *NodeUtil, pods []*snapshot.PodInfo, refused f
 			ks[i].movable = k.relief
 			if refused == nil || !refused(k.pi.Pod) {
 				reliefs[i] = k.relief
+				ks[i].now = true
 			}
 		}
 	}
@@ -71,6 +74,18 @@ func (l *ViewLedger) SortPods(src *NodeUtil, pods []*snapshot.PodInfo, refused f
 		// the lowest bands that have that many, the largest first.
 		n = sufficientPrefix(bands, reliefs, excess, k)
 		slices.SortStableFunc(ks[:n], func(a, b keyed) int { return cmp.Compare(b.relief, a.relief) })
+		var uses []resources.List
+		for _, c := range ks[:n] {
+			if c.now && len(uses) < k {
+				uses = append(uses, l.podUse(c.pi).amount)
+			}
+		}
+		if l.land != nil && !l.land.fitsAll(uses, l.use.Names, l.fit.MaxUse) {
+			for i := range ks {
+				pods[i] = ks[i].pi
+			}
+			return 0, SkipCrowded
+		}
 	} else if k := fewest(movable, excess, -1); k > 0 {
 		// Not in this cycle (the budgets refuse some of the fewest pods
 		// that clear it, or the limit stops it short): those pods,
@@ -126,6 +141,12 @@ func fewest(reliefs []int64, excess int64, limit int) int {
 // room and the steering counted), so evictions there would buy relief on
 // a node that stays hot.
 const SkipUnreachable = "no set of its pods that may move can relieve it"
+
+// SkipCrowded is why a source loses no pod in a cycle (PodSorter.SortPods)
+// under steering: the pods that would relieve it, with those the cycle
+// sends already, would share the open destinations so that one could be
+// overfilled (landings), so evictions there would leave it hot.
+const SkipCrowded = "the open destinations cannot take the pods that relieve it in this cycle"
 
 // PriorityBand is the part of the seed order that the usage order keeps:
 // the priority (none first, then ascending) and the prefer-no-eviction

@@ -204,13 +204,17 @@ func fitsRoom(u *NodeUtil, limit Thresholds, names []v1.ResourceName, amount res
 // requests) and usage room for its usage pu (fitsRoom), the one with the
 // most room percentage (ties: the first). With steering the pod's usage
 // must also be at most MaxUse, since the kube-scheduler may put it on any
-// open destination.
+// open destination, and the pods sent so far may not share an open
+// destination so that they overfill it (landings).
 func (l *ViewLedger) fitFor(pi *snapshot.PodInfo, pu resources.List) *NodeUtil {
 	if l.fit.Open != nil {
 		for _, r := range l.use.Names {
 			if pu.Get(r) > l.fit.MaxUse.Get(r) {
 				return nil
 			}
+		}
+		if !l.land.fits(pu, l.use.Names, l.fit.MaxUse) {
+			return nil
 		}
 	}
 	return l.roomiest(pi, pu)
@@ -246,10 +250,17 @@ func (l *ViewLedger) reserveInFlight(pods []*snapshot.PodInfo) {
 	}
 	for _, pi := range pods {
 		if d := l.roomiest(pi, resources.List{}); d != nil {
-			d.Used.Add(pi.Requests)
-			d.Usage.Used.Add(l.podUse(pi).amount)
-			l.order.update(d)
-			l.order.place(pi, d)
+			l.reserve(d, pi, l.podUse(pi).amount)
 		}
 	}
+}
+
+// reserve reserves pi's requests and usage use on its destination d under
+// the usage fit, and counts it among the cycle's landings (with steering).
+func (l *ViewLedger) reserve(d *NodeUtil, pi *snapshot.PodInfo, use resources.List) {
+	d.Used.Add(pi.Requests)
+	d.Usage.Used.Add(use)
+	l.order.update(d)
+	l.order.place(pi, d)
+	l.land.add(use, l.use.Names)
 }

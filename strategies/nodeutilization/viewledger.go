@@ -66,6 +66,9 @@ type ViewLedger struct {
 	fit *UsageFit
 	// order ranks the destinations for the fit (with fit only).
 	order *roomOrder
+	// land counts the pods sent to the open destinations (with steering
+	// only; nil otherwise).
+	land *landings
 }
 
 // podUse is what a pod takes off its node in the usage view.
@@ -126,6 +129,9 @@ func NewViewLedger(c ViewLedgerConfig) *ViewLedger {
 	if c.Mode == ClassifyUsage && c.Fit != nil && c.Use.Target != nil {
 		l.fit = c.Fit
 		l.order = newRoomOrder(c.Destinations, c.Fit.Open, c.Fit.Limit, c.Use.Names)
+		if c.Fit.Open != nil {
+			l.land = newLandings(len(l.order.nodes))
+		}
 		l.reserveInFlight(c.InFlight)
 	}
 	if l.isUse == nil {
@@ -209,11 +215,10 @@ func (l *ViewLedger) Move(src *NodeUtil, pi *snapshot.PodInfo) {
 	pu := l.podUse(pi)
 	if l.mode == ClassifyUsage {
 		if d := l.destination(pi); d != nil {
-			d.Used.Add(pi.Requests)
 			if l.fit != nil {
-				d.Usage.Used.Add(pu.amount)
-				l.order.update(d)
-				l.order.place(pi, d)
+				l.reserve(d, pi, pu.amount)
+			} else {
+				d.Used.Add(pi.Requests)
 			}
 		}
 	}

@@ -31,19 +31,23 @@ import (
 type landings struct {
 	// slots is the number of open destinations (0: no check).
 	slots int
+	// names are the measured resources and maxUse the least room among
+	// the open destinations in each (UsageFit.MaxUse).
+	names  []v1.ResourceName
+	maxUse resources.List
 	// sent is the number of pods sent so far.
 	sent int
-	// biggest holds, per measured resource, the usages of the pods sent,
-	// largest first.
+	// biggest holds, per measured resource, the usages of the pods sent
+	// (at most maxUse, see add), largest first.
 	biggest map[v1.ResourceName][]int64
 	// scratch is fitsAll's buffer, kept from one call to the next.
 	scratch []int64
 }
 
 // newLandings returns the landings of a cycle with slots open
-// destinations.
-func newLandings(slots int) *landings {
-	return &landings{slots: slots, biggest: map[v1.ResourceName][]int64{}}
+// destinations whose least room is maxUse in the resources names.
+func newLandings(slots int, names []v1.ResourceName, maxUse resources.List) *landings {
+	return &landings{slots: slots, names: names, maxUse: maxUse, biggest: map[v1.ResourceName][]int64{}}
 }
 
 // landingShare is how many of p pods one of slots destinations may
@@ -54,34 +58,26 @@ func landingShare(p, slots int) int {
 
 // fits reports whether one more pod using use may be sent: the
 // landingShare(sent+1) biggest of the sent pods and this one fit together
-// in maxUse, for every resource of names.
-func (g *landings) fits(use resources.List, names []v1.ResourceName, maxUse resources.List) bool {
-	if g == nil || g.slots <= 0 {
-		return true
-	}
-	k := landingShare(g.sent+1, g.slots)
-	for _, r := range names {
-		if mergedTopSum(g.biggest[r], []int64{use.Get(r)}, k) > maxUse.Get(r) {
-			return false
-		}
-	}
-	return true
+// in maxUse, in every resource. While every destination takes one pod at
+// most, that is the pod alone: use <= maxUse.
+func (g *landings) fits(use resources.List) bool {
+	return g.fitsAll(use)
 }
 
 // fitsAll reports whether the pods using uses may all be sent (fits for
 // each in turn). Checking the state after the last is enough: the share
 // only grows with the pods sent, and so does the sum of the biggest.
-func (g *landings) fitsAll(uses []resources.List, names []v1.ResourceName, maxUse resources.List) bool {
+func (g *landings) fitsAll(uses ...resources.List) bool {
 	if g == nil || g.slots <= 0 || len(uses) == 0 {
 		return true
 	}
 	k := landingShare(g.sent+len(uses), g.slots)
-	for _, r := range names {
+	for _, r := range g.names {
 		g.scratch = g.scratch[:0]
 		for _, u := range uses {
 			g.scratch = insertDesc(g.scratch, u.Get(r))
 		}
-		if mergedTopSum(g.biggest[r], g.scratch, k) > maxUse.Get(r) {
+		if mergedTopSum(g.biggest[r], g.scratch, k) > g.maxUse.Get(r) {
 			return false
 		}
 	}
@@ -104,13 +100,17 @@ func mergedTopSum(a, b []int64, k int) int64 {
 	return sum
 }
 
-// add records one more pod sent, using use.
-func (g *landings) add(use resources.List, names []v1.ResourceName) {
+// add records one more pod sent, using use. A pod bigger than maxUse
+// (evicted earlier in the cycle without this check, by another strategy)
+// counts as maxUse: it fills the destination it lands on, which takes no
+// other pod while every destination takes one at most, and it does not
+// stop the pods that fit elsewhere.
+func (g *landings) add(use resources.List) {
 	if g == nil || g.slots <= 0 {
 		return
 	}
-	for _, r := range names {
-		g.biggest[r] = insertDesc(g.biggest[r], use.Get(r))
+	for _, r := range g.names {
+		g.biggest[r] = insertDesc(g.biggest[r], min(use.Get(r), g.maxUse.Get(r)))
 	}
 	g.sent++
 }

@@ -43,11 +43,11 @@ func TestLandings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g := newLandings(2)
+			g := newLandings(2, names, maxUse)
 			for _, u := range tt.sent {
-				g.add(cpuUse(u), names)
+				g.add(cpuUse(u))
 			}
-			if got := g.fits(cpuUse(tt.next), names, maxUse); got != tt.want {
+			if got := g.fits(cpuUse(tt.next)); got != tt.want {
 				t.Errorf("fits(%dm) = %v, want %v", tt.next, got, tt.want)
 			}
 			// fitsAll over the sent pods and the next, from empty, says
@@ -56,10 +56,32 @@ func TestLandings(t *testing.T) {
 			for _, u := range tt.sent {
 				all = append(all, cpuUse(u))
 			}
-			if got := newLandings(2).fitsAll(all, names, maxUse); got != tt.want {
+			if got := newLandings(2, names, maxUse).fitsAll(all...); got != tt.want {
 				t.Errorf("fitsAll = %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// A pod evicted earlier in the cycle by another strategy may be bigger
+// than maxUse (2200m): it fills the destination it lands on and counts as
+// 2200m. With 3 open destinations, one more pod (⌈2/3⌉ = 1) still goes
+// alone where it fits; a third (⌈3/3⌉ = 1) too; a fourth (⌈4/3⌉ = 2) would
+// share with the biggest, 2200m + 100m > 2200m.
+func TestLandingsInFlightOverMaxUse(t *testing.T) {
+	names := []v1.ResourceName{v1.ResourceCPU}
+	g := newLandings(3, names, cpuUse(2200))
+	g.add(cpuUse(5000))
+	if !g.fits(cpuUse(1000)) {
+		t.Fatal("fits(1000m) after a 5000m pod in flight = false, want true")
+	}
+	g.add(cpuUse(1000))
+	if !g.fits(cpuUse(100)) {
+		t.Fatal("fits(100m) as the third pod = false, want true")
+	}
+	g.add(cpuUse(100))
+	if g.fits(cpuUse(100)) {
+		t.Error("fits(100m) as the fourth pod = true, want false")
 	}
 }
 
@@ -67,8 +89,8 @@ func TestLandings(t *testing.T) {
 func TestLandingsOff(t *testing.T) {
 	names := []v1.ResourceName{v1.ResourceCPU}
 	var off *landings
-	off.add(cpuUse(5000), names)
-	if !off.fits(cpuUse(5000), names, cpuUse(0)) || !newLandings(0).fits(cpuUse(5000), names, cpuUse(0)) {
+	off.add(cpuUse(5000))
+	if !off.fits(cpuUse(5000)) || !newLandings(0, names, cpuUse(0)).fits(cpuUse(5000)) {
 		t.Error("fits = false without landings, want true")
 	}
 }

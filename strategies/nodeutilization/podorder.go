@@ -69,22 +69,21 @@ func (l *ViewLedger) SortPods(src *NodeUtil, pods []*snapshot.PodInfo, refused f
 	excess := l.excess(src, r)
 	take = len(ks)
 	n := 0
+	crowded := false
 	if k := fewest(reliefs, excess, limit); k > 0 {
 		// Cleared in this cycle: by the fewest pods that may go now, from
 		// the lowest bands that have that many, the largest first.
 		n = sufficientPrefix(bands, reliefs, excess, k)
 		slices.SortStableFunc(ks[:n], func(a, b keyed) int { return cmp.Compare(b.relief, a.relief) })
-		var uses []resources.List
-		for _, c := range ks[:n] {
-			if c.now && len(uses) < k {
-				uses = append(uses, l.podUse(c.pi).amount)
+		if l.land != nil {
+			// Those pods must all land on the open destinations.
+			var uses []resources.List
+			for _, c := range ks[:n] {
+				if c.now && len(uses) < k {
+					uses = append(uses, l.podUse(c.pi).amount)
+				}
 			}
-		}
-		if l.land != nil && !l.land.fitsAll(uses, l.use.Names, l.fit.MaxUse) {
-			for i := range ks {
-				pods[i] = ks[i].pi
-			}
-			return 0, SkipCrowded
+			crowded = !l.land.fitsAll(uses...)
 		}
 	} else if k := fewest(movable, excess, -1); k > 0 {
 		// Not in this cycle (the budgets refuse some of the fewest pods
@@ -100,7 +99,10 @@ func (l *ViewLedger) SortPods(src *NodeUtil, pods []*snapshot.PodInfo, refused f
 	for i := range ks {
 		pods[i] = ks[i].pi
 	}
-	if n == 0 && excess > 0 {
+	switch {
+	case crowded:
+		return 0, SkipCrowded
+	case n == 0 && excess > 0:
 		return 0, SkipUnreachable
 	}
 	return take, ""

@@ -202,20 +202,13 @@ func fitsRoom(u *NodeUtil, limit Thresholds, names []v1.ResourceName, amount res
 // usage fit, or nil when it must stay: among the destinations (the open
 // ones with steering) with request room (allocatable − requested fits its
 // requests) and usage room for its usage pu (fitsRoom), the one with the
-// most room percentage (ties: the first). With steering the pod's usage
-// must also be at most MaxUse, since the kube-scheduler may put it on any
-// open destination, and the pods sent so far may not share an open
-// destination so that they overfill it (landings).
+// most room percentage (ties: the first). With steering (landings) the
+// pod's usage must also be at most MaxUse, since the kube-scheduler may put
+// it on any open destination, and with the pods sent so far it may not
+// share an open destination so that they overfill it.
 func (l *ViewLedger) fitFor(pi *snapshot.PodInfo, pu resources.List) *NodeUtil {
-	if l.fit.Open != nil {
-		for _, r := range l.use.Names {
-			if pu.Get(r) > l.fit.MaxUse.Get(r) {
-				return nil
-			}
-		}
-		if !l.land.fits(pu, l.use.Names, l.fit.MaxUse) {
-			return nil
-		}
+	if !l.land.fits(pu) {
+		return nil
 	}
 	return l.roomiest(pi, pu)
 }
@@ -262,5 +255,5 @@ func (l *ViewLedger) reserve(d *NodeUtil, pi *snapshot.PodInfo, use resources.Li
 	d.Usage.Used.Add(use)
 	l.order.update(d)
 	l.order.place(pi, d)
-	l.land.add(use, l.use.Names)
+	l.land.add(use)
 }

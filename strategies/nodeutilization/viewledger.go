@@ -130,7 +130,7 @@ func NewViewLedger(c ViewLedgerConfig) *ViewLedger {
 		l.fit = c.Fit
 		l.order = newRoomOrder(c.Destinations, c.Fit.Open, c.Fit.Limit, c.Use.Names)
 		if c.Fit.Open != nil {
-			l.land = newLandings(len(l.order.nodes))
+			l.land = newLandings(len(l.order.nodes), c.Use.Names, c.Fit.MaxUse)
 		}
 		l.reserveInFlight(c.InFlight)
 	}

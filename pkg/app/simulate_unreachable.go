@@ -75,6 +75,7 @@ func pointsList(m map[string]float64, suffix string) string {
 //
 //	constrained bound: 7 evictions clearing 3 of 3 node(s) (exact), evictions/constrained bound: 1.14
 //	not cleared by one cycle: shared: node-2, node-3
+//	cleared by the bound's plan, over target at cycle 3: 1: node-1
 func writeConstrained(w io.Writer, s simulator.Summary) {
 	exact := "a lower bound; best plan found " + fmt.Sprint(s.ConstrainedBoundPlanEvictions)
 	if s.ConstrainedBoundExact {
@@ -92,6 +93,17 @@ func writeConstrained(w io.Writer, s simulator.Summary) {
 		line := "not cleared by one cycle: " + r + ": " + strings.Join(nodes[:min(len(nodes), unreachableShown)], ", ")
 		if len(nodes) > unreachableShown {
 			line += fmt.Sprintf(" … %d more (JSON: summary.constrainedBoundUnclearableNodes)", len(nodes)-unreachableShown)
+		}
+		fmt.Fprintln(w, strings.Join(wrap(line, tableWidth), "\n  "))
+	}
+	if s.ConstrainedBoundClearedOverAtCycle3 != nil {
+		late := s.ConstrainedBoundClearedOverAtCycle3Nodes
+		line := fmt.Sprintf("cleared by the bound's plan, over target at cycle %d: %d", simulator.LateCycle, len(late))
+		if len(late) > 0 {
+			line += ": " + strings.Join(late[:min(len(late), unreachableShown)], ", ")
+		}
+		if len(late) > unreachableShown {
+			line += fmt.Sprintf(" … %d more (JSON: summary.constrainedBoundClearedOverAtCycle3Nodes)", len(late)-unreachableShown)
 		}
 		fmt.Fprintln(w, strings.Join(wrap(line, tableWidth), "\n  "))
 	}

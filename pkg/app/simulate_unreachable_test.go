@@ -97,3 +97,36 @@ func TestWriteConstrained(t *testing.T) {
 		t.Errorf("got %q, want %q", buf.String(), want)
 	}
 }
+
+// TestWriteConstrainedLate: with cycle 3 simulated, one more line counts
+// the nodes the bound's plan clears that are still over target then (at
+// most unreachableShown named); 0 is printed too, and nothing before
+// cycle 3 (nil count).
+func TestWriteConstrainedLate(t *testing.T) {
+	const head = "constrained bound: 2 evictions clearing 2 (at most 2) node(s) (exact), evictions/constrained bound: -\n"
+	zero := 0
+	seven := 7
+	for _, tc := range []struct {
+		name  string
+		count *int
+		nodes []string
+		want  string
+	}{
+		{"before cycle 3", nil, nil, head},
+		{"none", &zero, []string{}, head + "cleared by the bound's plan, over target at cycle 3: 0\n"},
+		{"more than shown", &seven, []string{"a", "b", "c", "d", "e", "f", "g"},
+			head + "cleared by the bound's plan, over target at cycle 3: 7: a, b, c, d, e … 2 more (JSON:\n" +
+				"  summary.constrainedBoundClearedOverAtCycle3Nodes)\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := simulator.Summary{ConstrainedBound: 2, ConstrainedBoundClearable: 2, ConstrainedBoundClearableAtMost: 2,
+				ConstrainedBoundPlanEvictions: 2, ConstrainedBoundExact: true,
+				ConstrainedBoundClearedOverAtCycle3: tc.count, ConstrainedBoundClearedOverAtCycle3Nodes: tc.nodes}
+			var buf bytes.Buffer
+			writeConstrained(&buf, s)
+			if buf.String() != tc.want {
+				t.Errorf("got\n%q\nwant\n%q", buf.String(), tc.want)
+			}
+		})
+	}
+}

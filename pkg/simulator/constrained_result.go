@@ -1,6 +1,8 @@
 package simulator
 
 import (
+	"slices"
+
 	"github.com/usage-descheduler/descheduler/pkg/explain"
 )
 
@@ -22,6 +24,12 @@ type UnclearableNode struct {
 	Over map[string]float64 `json:"over"`
 }
 
+// LateCycle is the cycle by whose start every node the constrained bound's
+// plan clears should be under target: a plan has cycles 1 and 2 to clear
+// it, so a scarce disruption refused in cycle 1 may still clear it in
+// cycle 2 (Summary.ConstrainedBoundClearedOverAtCycle3).
+const LateCycle = 3
+
 // ConstrainedBound is the constrained one-cycle bound of the first
 // cycle's cluster (see the package documentation, "Constrained bound").
 type ConstrainedBound struct {
@@ -36,6 +44,9 @@ type ConstrainedBound struct {
 	PlanEvictions int
 	// Unclearable are the nodes over target the best plan leaves over.
 	Unclearable []UnclearableNode
+	// Cleared are the nodes over target that the best plan clears, in
+	// name order.
+	Cleared []string
 }
 
 // Exact reports whether the bound is attained by a plan that clears as
@@ -56,14 +67,31 @@ func constrainedBound(in explain.Input, targets []Target) (ConstrainedBound, err
 		PlanEvictions: res.best.evictions}
 	for i, n := range m.nodes {
 		reason := n.alone
-		if reason == "" && res.best.sets[i] == nil {
+		switch {
+		case reason == "" && res.best.sets[i] == nil:
 			reason = unclearShared
+		case reason == "":
+			b.Cleared = append(b.Cleared, n.name)
 		}
 		if reason != "" {
 			b.Unclearable = append(b.Unclearable, UnclearableNode{Node: n.name, Reason: reason, Over: n.over})
 		}
 	}
+	slices.Sort(b.Cleared)
 	return b, nil
+}
+
+// stillOver returns the nodes of b.Cleared in over (the nodes over target
+// at some later cycle's start), in name order; an empty, non-nil slice
+// when there is none.
+func (b ConstrainedBound) stillOver(over map[string]bool) []string {
+	out := []string{}
+	for _, n := range b.Cleared {
+		if over[n] {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // setConstrained copies b into the summary's constrained bound fields.
@@ -73,4 +101,16 @@ func (s *Summary) setConstrained(b ConstrainedBound) {
 	s.ConstrainedBoundClearable, s.ConstrainedBoundClearableAtMost = b.Clearable, b.ClearableAtMost
 	s.ConstrainedBoundPlanEvictions, s.ConstrainedBoundExact = b.PlanEvictions, b.Exact()
 	s.ConstrainedBoundUnclearableNodes = b.Unclearable
+}
+
+// setLate records the nodes the constrained bound's plan clears that are
+// still over target at the start of cycle LateCycle (late: nil when the
+// simulation has fewer cycles).
+func (s *Summary) setLate(late []string) {
+	if late == nil {
+		return
+	}
+	n := len(late)
+	s.ConstrainedBoundClearedOverAtCycle3 = &n
+	s.ConstrainedBoundClearedOverAtCycle3Nodes = late
 }

@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/usage-descheduler/descheduler/pkg/explain"
 	"github.com/usage-descheduler/descheduler/pkg/snapshot"
 	b "github.com/usage-descheduler/descheduler/test/builders"
 )
@@ -244,4 +246,66 @@ func TestConstrainedBoundAloneReasons(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The nodes the bound's plan clears that are still over target when
+// cycle 3 starts. sharedPDBCluster(700m): the plan clears n1, n2 and n3
+// (the shared disruption takes one node's 2000m pod, the two others shed
+// three 700m pods each: 7100m − 3 × 700m = 5000m <= 70% of 8000m =
+// 5600m). With 5 evictions per node the simulated plan does the same in
+// cycle 1: none is late. With 1 per node, three 700m pods are over the
+// limit, so each hot node waits for the big pod that clears it alone: the
+// PodDisruptionBudget allows one such eviction per cycle, one node clears
+// in cycle 1 and one in cycle 2, and the third is late. Fewer than 3
+// cycles: not measured (nil).
+func TestConstrainedBoundClearedOverAtCycle3(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		perNode  string
+		cycles   int
+		wantLate int // -1: nil
+	}{
+		{"two cycles", "5", 2, -1},
+		{"cleared in cycle 1", "5", 3, 0},
+		{"one eviction per node and cycle", "1", 3, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			policy := strings.Replace(fmt.Sprintf(hotspotPolicy, true, ""), "maxNoOfPodsToEvictPerNode: 5",
+				"maxNoOfPodsToEvictPerNode: "+tc.perNode, 1)
+			res, err := Run(quiet(), sharedPDBCluster(700), t0, configFor(t, policy, tc.cycles))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := res.Summary
+			if s.ConstrainedBoundClearable != 3 {
+				t.Fatalf("the bound's plan clears %d nodes, want 3", s.ConstrainedBoundClearable)
+			}
+			if tc.wantLate < 0 {
+				if s.ConstrainedBoundClearedOverAtCycle3 != nil || s.ConstrainedBoundClearedOverAtCycle3Nodes != nil {
+					t.Errorf("late %v %v, want nil", s.ConstrainedBoundClearedOverAtCycle3, s.ConstrainedBoundClearedOverAtCycle3Nodes)
+				}
+				return
+			}
+			if s.ConstrainedBoundClearedOverAtCycle3 == nil || *s.ConstrainedBoundClearedOverAtCycle3 != tc.wantLate {
+				t.Fatalf("late count %v, want %d", s.ConstrainedBoundClearedOverAtCycle3, tc.wantLate)
+			}
+			// The late node is the hot one whose big pod was not evicted in
+			// cycles 1 and 2.
+			var want []string
+			for _, n := range []string{"n1", "n2", "n3"} {
+				if tc.wantLate > 0 && !evictedBefore(res, "big-"+n, LateCycle) {
+					want = append(want, n)
+				}
+			}
+			if got := s.ConstrainedBoundClearedOverAtCycle3Nodes; !slices.Equal(got, want) {
+				t.Errorf("late nodes %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+// evictedBefore reports whether the simulation evicted pod shop/name
+// before cycle k.
+func evictedBefore(res *Result, name string, k int) bool {
+	return slices.ContainsFunc(res.Evictions, func(e explain.Eviction) bool { return e.Pod == "shop/"+name && e.Cycle < k })
 }

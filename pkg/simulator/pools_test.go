@@ -54,6 +54,40 @@ func TestScopeOfExcept(t *testing.T) {
 	}
 }
 
+// overTargetNames names the nodes over the target that judges them, as
+// overTargetsEach counts them: pool latency at 50% cpu usage, the rest at
+// 70%. l1 (60%) is over its pool's 50; o1 (60%) is under the rest's 70;
+// o2 (75%) is over it; x (90%, in both pools) is judged by none; l2's
+// usage is unknown (requests do not count: the targets judge usage).
+func TestOverTargetNames(t *testing.T) {
+	latency, spot := sel("tier=latency"), sel("spot=true")
+	targets := []Target{cpuTarget70("latency", latency, spot), cpuTarget70("spot", spot, latency), cpuTarget70("", nil, latency, spot)}
+	targets[0].Thresholds = map[v1.ResourceName]float64{v1.ResourceCPU: 50}
+	np := func(name string, labels map[string]string, cpu float64, known bool) nodePercents {
+		n := b.MakeNode(name).Obj()
+		n.Labels = labels
+		return nodePercents{node: n, req: map[v1.ResourceName]float64{v1.ResourceCPU: 95},
+			use: map[v1.ResourceName]float64{v1.ResourceCPU: cpu}, usageKnown: known}
+	}
+	nodes := []nodePercents{
+		np("l1", map[string]string{"tier": "latency"}, 60, true),
+		np("l2", map[string]string{"tier": "latency"}, 0, false),
+		np("o1", nil, 60, true),
+		np("o2", nil, 75, true),
+		np("x", map[string]string{"tier": "latency", "spot": "true"}, 90, true),
+	}
+	want := map[string]bool{"l1": true, "o2": true}
+	if got := overTargetNames(nodes, targets); !reflect.DeepEqual(got, want) {
+		t.Errorf("over target %v, want %v", got, want)
+	}
+	if each := overTargetsEach(nodes, targets); !reflect.DeepEqual(each, []int{1, 0, 1}) {
+		t.Errorf("counts %v, want [1 0 1]: the same nodes", each)
+	}
+	if got := overTargetNames(nodes, nil); len(got) != 0 {
+		t.Errorf("without targets %v, want none", got)
+	}
+}
+
 // poolSummaries on a hand-made result. Pools latency (pool=latency, over
 // 70% cpu usage) and batch (pool=batch, also 70 here), then the rule for
 // nodes in no pool:

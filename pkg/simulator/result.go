@@ -205,6 +205,15 @@ type Summary struct {
 	// ConstrainedBoundUnclearableNodes are the nodes over target at the
 	// first cycle's start that the plan leaves over target, with why.
 	ConstrainedBoundUnclearableNodes []UnclearableNode `json:"constrainedBoundUnclearableNodes,omitempty"`
+	// ConstrainedBoundClearedOverAtCycle3 counts the nodes that the
+	// constrained bound's plan clears in its one cycle and that are still
+	// over target at the start of cycle 3 (LateCycle): clearing them takes
+	// the simulated plan more than two cycles. Nil with fewer than 3
+	// cycles or without a LowNodeUtilization plugin.
+	ConstrainedBoundClearedOverAtCycle3 *int `json:"constrainedBoundClearedOverAtCycle3"`
+	// ConstrainedBoundClearedOverAtCycle3Nodes names those nodes, in name
+	// order.
+	ConstrainedBoundClearedOverAtCycle3Nodes []string `json:"constrainedBoundClearedOverAtCycle3Nodes,omitempty"`
 	// MinAvailability is, per workload in the snapshot, the fewest of its
 	// pods Ready at once, sampled at every cycle's start and right after
 	// its evictions; lowest percentage first. Empty when the snapshot has

@@ -29,7 +29,10 @@ type simulation struct {
 	unreachable []UnreachableNode
 	// constrained is the constrained bound of the first cycle's cluster.
 	constrained ConstrainedBound
-	avail       *availability
+	// late are the nodes of constrained.Cleared over target at the start
+	// of cycle LateCycle (nil before it).
+	late  []string
+	avail *availability
 	// overStart and overEnd are the nodes over each of cfg.targets() at
 	// the first cycle's start and at the end (overTargetsEach).
 	overStart, overEnd []int
@@ -71,6 +74,7 @@ func Run(ctx context.Context, objs snapshot.Objects, start time.Time, cfg Config
 	s.res.Summary = summarize(s.res, s.evicted, &cfg, s.bound)
 	s.res.Summary.LowerBoundUnreachableNodes = s.unreachable
 	s.res.Summary.setConstrained(s.constrained)
+	s.res.Summary.setLate(s.late)
 	s.res.Summary.MinAvailability, s.res.Summary.WorkloadsBelowBudget = s.avail.result()
 	s.res.Summary.Outcomes = countOutcomes(s.res.Moves)
 	s.res.Summary.Pools = poolSummaries(s.res, cfg.targets(), s.cluster.nodes, s.overStart, s.overEnd)
@@ -146,6 +150,9 @@ func (s *simulation) cycle(ctx context.Context, k int, t time.Time) error {
 	st, over := stats(in, s.cfg.targets())
 	if k == 1 {
 		s.overStart = over
+	}
+	if k == LateCycle && len(s.cfg.targets()) > 0 {
+		s.late = s.constrained.stillOver(overTargetNames(percents(in), s.cfg.targets()))
 	}
 	cy := Cycle{Cycle: k, Time: t.UTC(), Evictions: explain.Evictions(k, rep), Skipped: explain.Skips(k, rep), Pending: pending,
 		Nodes: explain.Nodes(ctx, in), Stats: st}

@@ -106,15 +106,7 @@ func overTargetsEach(nodes []nodePercents, targets []Target) []int {
 	if len(targets) == 0 {
 		return nil
 	}
-	if allNodes(targets) {
-		return []int{overTarget(nodes, targets[0])}
-	}
-	groups := make([][]nodePercents, len(targets))
-	for _, np := range nodes {
-		if i := scopeOf(targets, np.node); i >= 0 {
-			groups[i] = append(groups[i], np)
-		}
-	}
+	groups := byTarget(nodes, targets)
 	out := make([]int, len(targets))
 	for i, t := range targets {
 		out[i] = overTarget(groups[i], t)
@@ -122,23 +114,59 @@ func overTargetsEach(nodes []nodePercents, targets []Target) []int {
 	return out
 }
 
-// overTarget counts the nodes over target in a view that counts (usage
-// only where known); -1 without target thresholds. With deviation
-// thresholds a resource's target is its mean over the nodes (of that view)
-// plus the threshold, capped at 100.
+// overTargetNames returns the set of the names of the nodes over the
+// target that judges them (the nodes overTargetsEach counts).
+func overTargetNames(nodes []nodePercents, targets []Target) map[string]bool {
+	out := map[string]bool{}
+	for i, group := range byTarget(nodes, targets) {
+		for _, np := range overNodes(group, targets[i]) {
+			out[np.node.Name] = true
+		}
+	}
+	return out
+}
+
+// byTarget splits nodes by the first of targets that judges them
+// (Config.Targets); a node no target judges is in no group.
+func byTarget(nodes []nodePercents, targets []Target) [][]nodePercents {
+	if allNodes(targets) {
+		return [][]nodePercents{nodes}
+	}
+	groups := make([][]nodePercents, len(targets))
+	for _, np := range nodes {
+		if i := scopeOf(targets, np.node); i >= 0 {
+			groups[i] = append(groups[i], np)
+		}
+	}
+	return groups
+}
+
+// overTarget counts the nodes over target (overNodes); -1 without target
+// thresholds.
 func overTarget(nodes []nodePercents, t Target) int {
 	if len(t.Thresholds) == 0 {
 		return -1
 	}
+	return len(overNodes(nodes, t))
+}
+
+// overNodes returns the nodes over target t in a view that counts (usage
+// only where known); none without thresholds. With deviation thresholds a
+// resource's target is its mean over the nodes (of that view) plus the
+// threshold, capped at 100.
+func overNodes(nodes []nodePercents, t Target) []nodePercents {
+	if len(t.Thresholds) == 0 {
+		return nil
+	}
 	reqHigh := highs(nodes, t, func(np nodePercents) (map[v1.ResourceName]float64, bool) { return np.req, true })
 	useHigh := highs(nodes, t, func(np nodePercents) (map[v1.ResourceName]float64, bool) { return np.use, np.usageKnown })
-	n := 0
+	var out []nodePercents
 	for _, np := range nodes {
 		if (t.Requests && anyOver(np.req, reqHigh)) || (t.Usage && np.usageKnown && anyOver(np.use, useHigh)) {
-			n++
+			out = append(out, np)
 		}
 	}
-	return n
+	return out
 }
 
 // highs returns the per-resource target of one view.

@@ -3,6 +3,7 @@ package simulator
 import (
 	"cmp"
 	"math"
+	"math/rand/v2"
 	"slices"
 )
 
@@ -27,6 +28,14 @@ const (
 	boundTheta = 8.0
 )
 
+// planRestarts is how many more plans solve builds before the Lagrangian
+// searches, each from the nodes in a shuffled order and improved by the
+// local search: which node takes a shared disruption first decides what
+// the greedy plan clears, and on the generated 500-node clusters 30 orders
+// found plans clearing up to 4 more nodes than the first
+// (docs/benchmarks.md).
+const planRestarts = 30
+
 // cbResult is what solve found.
 type cbResult struct {
 	// bound is the lower bound of evictions (see the package
@@ -38,8 +47,10 @@ type cbResult struct {
 	clearableAtMost int
 }
 
-// solve classifies the nodes, finds the best plan it can and bounds the
-// evictions of every plan clearing at least as many nodes.
+// solve classifies the nodes, finds the best plan it can (the nodes in
+// order, then planRestarts shuffled orders, each plan improved by the
+// local search) and bounds the evictions of every plan clearing at least
+// as many nodes.
 func (m *cbModel) solve() cbResult {
 	m.classify()
 	order := make([]int, len(m.nodes))
@@ -48,6 +59,16 @@ func (m *cbModel) solve() cbResult {
 	}
 	best := m.plan(fixedPrices(make([]float64, len(m.keys)), 1), order)
 	m.search(&best, scarcityPrices(0.1))
+	// A fixed seed: the same cluster gives the same bound.
+	rng := rand.New(rand.NewPCG(1, 2))
+	for r := 0; r < planRestarts; r++ {
+		rng.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
+		p := m.plan(scarcityPrices(0.1), order)
+		m.search(&p, scarcityPrices(0.1))
+		if p.better(best) {
+			best = p
+		}
+	}
 	atMost := m.clearable(&best)
 	bound := m.evictionBound(&best)
 	return cbResult{bound: bound, best: best, clearableAtMost: atMost}

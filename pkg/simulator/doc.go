@@ -139,7 +139,9 @@
 // accepted by a cloned workload guard (plan); a local
 // search on the counters clears a node the plan left out directly or by
 // taking the counters of one cleared node that can clear itself again
-// otherwise (search). Two Lagrangian relaxations of the shared counters
+// otherwise (search). The same is done from planRestarts shuffled node
+// orders (a fixed seed), since the order decides which node a shared
+// disruption goes to; the best of these plans is kept. Two Lagrangian relaxations of the shared counters
 // then bound the optimum: from above how many nodes any plan clears
 // (clearable), and from below the evictions of any plan that clears as
 // many as the best plan found (evictionBound); their subgradient searches

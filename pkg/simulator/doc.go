@@ -148,7 +148,10 @@
 // try plans priced by their multipliers on the way. The bound is valid
 // whatever the search finds; it is the optimum itself when the best plan
 // meets both bounds (ConstrainedBound.Exact). Nodes the best plan leaves
-// over target are named with why (UnclearableNode).
+// over target are named with why (UnclearableNode); the nodes it clears
+// that are still over target when cycle LateCycle starts are counted and
+// named in the summary (ConstrainedBoundClearedOverAtCycle3), judged as
+// Stats.NodesOverTarget judges them.
 //
 // # Determinism
 //

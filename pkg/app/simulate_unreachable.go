@@ -89,22 +89,25 @@ func writeConstrained(w io.Writer, s simulator.Summary) {
 		byReason[n.Reason] = append(byReason[n.Reason], n.Node)
 	}
 	for _, r := range slices.Sorted(maps.Keys(byReason)) {
-		nodes := byReason[r]
-		line := "not cleared by one cycle: " + r + ": " + strings.Join(nodes[:min(len(nodes), unreachableShown)], ", ")
-		if len(nodes) > unreachableShown {
-			line += fmt.Sprintf(" … %d more (JSON: summary.constrainedBoundUnclearableNodes)", len(nodes)-unreachableShown)
-		}
-		fmt.Fprintln(w, strings.Join(wrap(line, tableWidth), "\n  "))
+		writeNamed(w, "not cleared by one cycle: "+r+": ", byReason[r], "constrainedBoundUnclearableNodes")
 	}
 	if s.ConstrainedBoundClearedOverAtCycle3 != nil {
 		late := s.ConstrainedBoundClearedOverAtCycle3Nodes
-		line := fmt.Sprintf("cleared by the bound's plan, over target at cycle %d: %d", simulator.LateCycle, len(late))
+		head := fmt.Sprintf("cleared by the bound's plan, over target at cycle %d: %d", simulator.LateCycle, len(late))
 		if len(late) > 0 {
-			line += ": " + strings.Join(late[:min(len(late), unreachableShown)], ", ")
+			head += ": "
 		}
-		if len(late) > unreachableShown {
-			line += fmt.Sprintf(" … %d more (JSON: summary.constrainedBoundClearedOverAtCycle3Nodes)", len(late)-unreachableShown)
-		}
-		fmt.Fprintln(w, strings.Join(wrap(line, tableWidth), "\n  "))
+		writeNamed(w, head, late, "constrainedBoundClearedOverAtCycle3Nodes")
 	}
+}
+
+// writeNamed prints head and the first unreachableShown of names, the
+// others counted with the summary's JSON field that has them all, on one
+// wrapped line.
+func writeNamed(w io.Writer, head string, names []string, field string) {
+	line := head + strings.Join(names[:min(len(names), unreachableShown)], ", ")
+	if len(names) > unreachableShown {
+		line += fmt.Sprintf(" … %d more (JSON: summary.%s)", len(names)-unreachableShown, field)
+	}
+	fmt.Fprintln(w, strings.Join(wrap(line, tableWidth), "\n  "))
 }

@@ -147,12 +147,13 @@ func (s *simulation) cycle(ctx context.Context, k int, t time.Time) error {
 			return fmt.Errorf("cycle %d: the constrained bound: %w", k, err)
 		}
 	}
-	st, over := stats(in, s.cfg.targets())
+	nodes := percents(in)
+	st, over := stats(nodes, s.cfg.targets())
 	if k == 1 {
 		s.overStart = over
 	}
 	if k == LateCycle && len(s.cfg.targets()) > 0 {
-		s.late = s.constrained.stillOver(overTargetNames(percents(in), s.cfg.targets()))
+		s.late = s.constrained.stillOver(overTargetNames(nodes, s.cfg.targets()))
 	}
 	cy := Cycle{Cycle: k, Time: t.UTC(), Evictions: explain.Evictions(k, rep), Skipped: explain.Skips(k, rep), Pending: pending,
 		Nodes: explain.Nodes(ctx, in), Stats: st}
@@ -190,7 +191,7 @@ func (s *simulation) end(ctx context.Context, t time.Time) error {
 		return fmt.Errorf("the end state: %w", err)
 	}
 	in := s.describe(snap)
-	st, over := stats(in, s.cfg.targets())
+	st, over := stats(percents(in), s.cfg.targets())
 	s.overEnd = over
 	s.res.End = State{Time: t.UTC(), Stats: st, Pending: s.cluster.pendingReport(), Nodes: explain.Nodes(ctx, in)}
 	s.res.End.Stats.Pending = len(s.res.End.Pending)

@@ -20,10 +20,9 @@ type nodePercents struct {
 	usageKnown bool
 }
 
-// stats computes the figures of a snapshot with its usage, and the nodes
-// over each target (see overTargetsEach).
-func stats(in explain.Input, targets []Target) (Stats, []int) {
-	nodes := percents(in)
+// stats computes the figures of a snapshot's nodes (percents), and the
+// nodes over each target (see overTargetsEach).
+func stats(nodes []nodePercents, targets []Target) (Stats, []int) {
 	var cpuUse, cpuReq []float64
 	for _, np := range nodes {
 		cpuReq = append(cpuReq, np.req[v1.ResourceCPU])
